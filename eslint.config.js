@@ -1,0 +1,82 @@
+// One flat config for the whole repo (STYLE.md §9). Boundary rules per folder (STYLE.md §1, §2).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+const noIoInEngine = {
+  files: ['packages/engine/src/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: ['node:*', 'fs', 'path', 'http', 'crypto'], message: 'the engine does no I/O' },
+          { group: ['@weave/server', '@weave/sdk', 'kysely'], message: 'engine depends only on @weave/json' },
+        ],
+      },
+    ],
+    'no-restricted-properties': [
+      'error',
+      { object: 'Date', property: 'now', message: 'the engine reads no clock (snapshot.now)' },
+      { object: 'Math', property: 'random', message: 'the engine draws no random numbers' },
+      { object: 'JSON', property: 'parse', message: 'use @weave/json' },
+      { object: 'JSON', property: 'stringify', message: 'use @weave/json' },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'no clock in the engine' },
+    ],
+    'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'process'],
+  },
+};
+
+export default tseslint.config(
+  {
+    ignores: ['**/build/**', '**/node_modules/**', '.weave/**', 'packages/server/bin/**', 'scripts/**', '.ci/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      curly: 'error',
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  noIoInEngine,
+  {
+    files: ['packages/json/src/**/*.ts', 'packages/json/test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@weave/*'] }],
+    },
+  },
+  {
+    files: ['packages/sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@weave/server', '@weave/server/*', 'kysely', 'fastify', '@weave/*/src/*'], message: 'the SDK depends only on @weave/json and fetch' }] },
+      ],
+    },
+  },
+  {
+    files: ['packages/server/src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['kysely', '**/store/*', '!**/store/errors.js'], message: 'HTTP handlers call services, never SQL' }] },
+      ],
+    },
+  },
+  prettier,
+);

@@ -1,0 +1,57 @@
+/**
+ * `weave bootstrap` / `weave dev`: a namespace, optionally an application with queues, and one
+ * credential, in one transaction. Re-running with the same names reuses what exists and issues
+ * a new key.
+ */
+import type { Scope } from '@weave/sdk/protocol';
+import type { Database } from '../store/database.js';
+import { withTx } from '../store/with-tx.js';
+import { createQueue, findQueue } from '../pulse/queues.js';
+import { createApplication, findApplication } from './applications.js';
+import { createCredential } from './credentials.js';
+import { ensureNamespace } from './namespaces.js';
+
+export interface BootstrapInput {
+  readonly namespace: string;
+  readonly application?: string;
+  readonly queues: readonly string[];
+  readonly scopes: readonly Scope[];
+  readonly credentialName: string;
+  readonly maxActiveTasks?: number;
+}
+
+export interface BootstrapResult {
+  readonly namespace: string;
+  readonly credentialId: string;
+  readonly key: string;
+}
+
+const DEFAULT_MAX_ACTIVE_TASKS = 10_000;
+const DEFAULT_QUEUE_CAPACITY = 100_000;
+
+export function bootstrap(database: Database, input: BootstrapInput): Promise<BootstrapResult> {
+  return withTx(database, async (tx) => {
+    const ns = await ensureNamespace(tx, input.namespace);
+    if (input.application !== undefined) {
+      const appName = input.application;
+      if ((await findApplication(tx, ns.id, appName)) === undefined) {
+        await createApplication(tx, ns.id, {
+          name: appName,
+          maxActiveTasks: input.maxActiveTasks ?? DEFAULT_MAX_ACTIVE_TASKS,
+        });
+      }
+      for (const queue of input.queues) {
+        if ((await findQueue(tx, ns.id, queue)) === undefined) {
+          await createQueue(tx, ns.id, { name: queue, application: appName, capacity: DEFAULT_QUEUE_CAPACITY });
+        }
+      }
+    }
+    const { credential, key } = await createCredential(tx, ns.id, {
+      name: input.credentialName,
+      scopes: input.scopes,
+      queues: null,
+      expiresAt: null,
+    });
+    return { namespace: ns.name, credentialId: credential.id, key };
+  });
+}

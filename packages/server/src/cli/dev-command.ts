@@ -1,0 +1,65 @@
+/**
+ * `weave dev`: a server on an embedded SQLite database (`./.weave/weave.sqlite` or --data DIR),
+ * with namespace `dev`, application `dev`, queue `default`, and a new all-scopes key printed at
+ * start. Serves until SIGINT/SIGTERM.
+ */
+import { join, resolve } from 'node:path';
+import { SCOPES } from '@weave/sdk/protocol';
+import { bootstrap } from '../auth/bootstrap.js';
+import { Server } from '../server.js';
+import { parseCommand, readHost, readLogLevel, readPort, untilSignal } from './options.js';
+
+const HELP = `usage: weave dev [--port N] [--host H] [--data DIR] [--json]
+
+  --port N    port to listen on (default 8420; 0 picks a free port) [WEAVE_PORT]
+  --host H    address to listen on (default 127.0.0.1) [WEAVE_HOST]
+  --data DIR  where the SQLite database lives (default ./.weave) [WEAVE_DATA]
+  --json      print one JSON line {"url","namespace","key"} once ready`;
+
+export async function runDev(argv: readonly string[]): Promise<number> {
+  const { values } = parseCommand(argv, {
+    help: { type: 'boolean', short: 'h' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    data: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help === true) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const dataDir = resolve(String(values.data ?? process.env.WEAVE_DATA ?? '.weave'));
+  const server = await Server.start({
+    db: join(dataDir, 'weave.sqlite'),
+    port: readPort(values.port as string | undefined, 8420),
+    host: readHost(values.host as string | undefined),
+    logLevel: process.env.WEAVE_LOG_LEVEL ?? 'warn',
+    logStream: process.stderr,
+  });
+  const { key } = await bootstrap(server.database, {
+    namespace: 'dev',
+    application: 'dev',
+    queues: ['default'],
+    scopes: [...SCOPES],
+    credentialName: 'weave dev',
+  });
+  if (values.json === true) {
+    process.stdout.write(`${JSON.stringify({ url: server.url, namespace: 'dev', key })}\n`);
+  } else {
+    process.stdout.write(
+      [
+        `Weave dev server ready at ${server.url}`,
+        `  database:  ${join(dataDir, 'weave.sqlite')}`,
+        `  namespace: dev (application dev, queue default)`,
+        `  API key:   ${key}`,
+        `  try:       curl -H "Authorization: Bearer ${key}" ${server.url}/v1/namespaces/dev/queues`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+  }
+  void readLogLevel;
+  await untilSignal();
+  await server.stop();
+  return 0;
+}

@@ -1,0 +1,56 @@
+/** Shared option parsing: flags win over environment variables (documented in docs/operations.md). */
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+export interface ParsedCommand {
+  readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** Strict parsing: an unknown flag is an error, not ignored. Every command has `--help`. */
+export function parseCommand(argv: readonly string[], options: OptionsConfig): ParsedCommand {
+  return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+}
+
+export function readPort(value: string | undefined, fallback: number): number {
+  const text = value ?? process.env.WEAVE_PORT;
+  if (text === undefined) {
+    return fallback;
+  }
+  const port = Number(text);
+  if (!/^[0-9]{1,5}$/.test(text) || port > 65535) {
+    throw new Error(`--port must be an integer from 0 to 65535 (got ${text})`);
+  }
+  return port;
+}
+
+export function readDb(value: string | undefined): string {
+  const db = value ?? process.env.WEAVE_DB;
+  if (db === undefined || db === '') {
+    throw new Error('--db is required (or set WEAVE_DB): mysql://user@host:3306/name or a SQLite file path');
+  }
+  return db;
+}
+
+export function readHost(value: string | undefined): string {
+  return value ?? process.env.WEAVE_HOST ?? '127.0.0.1';
+}
+
+export function readLogLevel(): string {
+  return process.env.WEAVE_LOG_LEVEL ?? 'info';
+}
+
+/** Resolves when the process is asked to stop (SIGINT or SIGTERM). */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const done = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve(signal);
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}

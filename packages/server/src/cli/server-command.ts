@@ -1,0 +1,33 @@
+/** `weave server --db … [--port N] [--host H]`: the production server. */
+import { Server } from '../server.js';
+import { parseCommand, readDb, readHost, readLogLevel, readPort, untilSignal } from './options.js';
+
+const HELP = `usage: weave server --db <mysql://user:pass@host:3306/db | path.sqlite> [--port N] [--host H]
+
+  --db URL    the database [WEAVE_DB]
+  --port N    port (default 8420; 0 picks a free port) [WEAVE_PORT]
+  --host H    address (default 127.0.0.1; 0.0.0.0 for all) [WEAVE_HOST]
+Logs are JSON lines on stdout at WEAVE_LOG_LEVEL (default info).`;
+
+export async function runServer(argv: readonly string[]): Promise<number> {
+  const { values } = parseCommand(argv, {
+    help: { type: 'boolean', short: 'h' },
+    db: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+  });
+  if (values.help === true) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const server = await Server.start({
+    db: readDb(values.db as string | undefined),
+    port: readPort(values.port as string | undefined, 8420),
+    host: readHost(values.host as string | undefined),
+    logLevel: readLogLevel(),
+  });
+  process.stderr.write(`weave server listening at ${server.url} (${server.database.description})\n`);
+  await untilSignal();
+  await server.stop();
+  return 0;
+}

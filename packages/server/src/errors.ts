@@ -1,0 +1,38 @@
+import type { ErrorCode } from '@weave/sdk/protocol';
+
+/**
+ * The one error class of the server (STYLE.md §5). `code` is a stable snake_case string whose
+ * HTTP status lives in `@weave/sdk/protocol`; `details` names the field (`path`) or the limit.
+ */
+export class WeaveError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WeaveError';
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+export function isWeaveError(value: unknown): value is WeaveError {
+  return value instanceof WeaveError;
+}
+
+/** Normalise anything thrown into an Error, once (graphile's coerceError). */
+export function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+export function invalidArgument(path: string, message: string): WeaveError {
+  return new WeaveError('invalid_argument', `${path} ${message}`, { details: { path } });
+}
+
+export function notFound(what: string, details: Record<string, unknown> = {}): WeaveError {
+  return new WeaveError('not_found', `${what} not found`, { details });
+}

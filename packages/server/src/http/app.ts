@@ -1,0 +1,138 @@
+/**
+ * The HTTP server (Fastify 5): `/v1` routes from the route table, exact-JSON bodies, one error
+ * shape, request ids, health and readiness, and the OpenAPI document.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { JsonError, parse } from '@weave/json';
+import { toJsonText } from './json-text.js';
+import type { JsonValue } from '@weave/json';
+import { WeaveError } from '../errors.js';
+import type { Database } from '../store/database.js';
+import { checkReady } from '../store/health.js';
+import { toErrorResponse } from './error-response.js';
+import { buildOpenApi } from './openapi.js';
+import type { Route } from './route.js';
+import { allRoutes } from './routes/index.js';
+import { runRoute } from './run-route.js';
+
+export interface HttpOptions {
+  readonly database: Database;
+  /** Largest accepted request body in bytes (default 2 MiB; payload limits are checked later). */
+  readonly bodyLimitBytes?: number;
+  /** pino level, or false for no logs. */
+  readonly logLevel?: string | false;
+  /** Where logs go (default stdout); tests capture them here. */
+  readonly logStream?: Writable;
+  /** Called when shutting down, before the database closes. */
+  readonly routes?: readonly Route[];
+}
+
+export const DEFAULT_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export function buildHttpApp(options: HttpOptions): FastifyInstance {
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const app = Fastify({
+    bodyLimit: bodyLimitBytes,
+    logger: loggerOptions(options),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    try {
+      done(null, parse(body as Buffer));
+    } catch (e: unknown) {
+      done(toBodyError(e), undefined);
+    }
+  });
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.setErrorHandler((error, req, reply) => sendError(reply, req, error, bodyLimitBytes));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, req, new WeaveError('not_found', `no route ${req.method} ${req.url.split('?')[0] ?? ''}`), bodyLimitBytes),
+  );
+  registerOperations(app, options.database);
+  const routes = options.routes ?? allRoutes;
+  for (const route of routes) {
+    registerRoute(app, options.database, route);
+  }
+  const openApi = toJsonText(buildOpenApi(routes));
+  app.get('/v1/openapi.json', (_req, reply) => sendJson(reply, 200, openApi));
+  return app;
+}
+
+function loggerOptions(options: HttpOptions) {
+  if (options.logLevel === false) {
+    return false;
+  }
+  return {
+    level: options.logLevel ?? 'info',
+    ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+    // Keys and payloads never reach the logs: only method, url, ids and statuses are logged.
+    redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
+  };
+}
+
+function toBodyError(e: unknown): WeaveError {
+  if (e instanceof JsonError) {
+    const code = e.code === 'payload_too_large' ? 'payload_too_large' : 'malformed_json';
+    return new WeaveError(code, `the body is not valid JSON: ${e.message}`, { details: { ...e.details } });
+  }
+  return new WeaveError('malformed_json', 'the body is not valid JSON', { cause: e });
+}
+
+function sendJson(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(text);
+}
+
+function sendError(reply: FastifyReply, req: FastifyRequest, error: unknown, bodyLimitBytes: number) {
+  const response = toErrorResponse(error, { bodyLimitBytes });
+  if (response.status >= 500) {
+    req.log.error({ err: error }, 'request failed');
+  }
+  return sendJson(reply, response.status, toJsonText(response.body));
+}
+
+function registerOperations(app: FastifyInstance, database: Database): void {
+  app.get('/healthz', (_req, reply) => sendJson(reply, 200, '{"status":"ok"}'));
+  app.get('/readyz', async (_req, reply) => {
+    const ready = await checkReady(database);
+    return ready
+      ? sendJson(reply, 200, '{"status":"ready"}')
+      : sendJson(reply, 503, toJsonText({ error: { code: 'unavailable', message: 'the database is unreachable' } }));
+  });
+}
+
+function registerRoute(app: FastifyInstance, database: Database, route: Route): void {
+  app.route({
+    method: route.method,
+    url: `/v1/namespaces/:ns${route.path}`,
+    handler: async (req, reply) => {
+      const header = (name: string) => {
+        const v = req.headers[name];
+        return typeof v === 'string' ? v : undefined;
+      };
+      const out = await runRoute(database, route, {
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, string | undefined>,
+        body: req.body as JsonValue | undefined,
+        requestId: req.id,
+        authorization: header('authorization'),
+        idempotencyKey: header('idempotency-key'),
+      });
+      if (out.replayed) {
+        reply.header('idempotent-replayed', 'true');
+      }
+      return sendJson(reply, out.status, out.body);
+    },
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Lists: `page_size` (default 50, max 500) and an opaque `page_token` (API.md). The token is the
+ * last id of the previous page, base64url-encoded so that callers do not build it themselves.
+ */
+import { WeaveError } from '../errors.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+export interface PageRequest {
+  readonly size: number;
+  readonly afterId: string | undefined;
+}
+
+export function readPage(query: Readonly<Record<string, string | undefined>>): PageRequest {
+  const sizeText = query.page_size;
+  let size = DEFAULT_PAGE_SIZE;
+  if (sizeText !== undefined) {
+    size = Number(sizeText);
+    if (!/^[0-9]{1,4}$/.test(sizeText) || size < 1 || size > MAX_PAGE_SIZE) {
+      throw new WeaveError('invalid_argument', `page_size must be an integer from 1 to ${MAX_PAGE_SIZE}`, {
+        details: { path: 'page_size' },
+      });
+    }
+  }
+  const token = query.page_token;
+  if (token === undefined || token === '') {
+    return { size, afterId: undefined };
+  }
+  const afterId = Buffer.from(token, 'base64url').toString('utf8').replace(/^id:/, '');
+  if (!/^[0-9]{1,19}$/.test(afterId)) {
+    throw new WeaveError('invalid_argument', 'page_token is not a token this server issued', {
+      details: { path: 'page_token' },
+    });
+  }
+  return { size, afterId };
+}
+
+export function pageToken(lastId: string | undefined): string | undefined {
+  return lastId === undefined ? undefined : Buffer.from(`id:${lastId}`, 'utf8').toString('base64url');
+}

@@ -1,0 +1,7 @@
+/** Every route of the API, in one table (STYLE.md §4). */
+import type { Route } from '../route.js';
+import { applicationRoutes } from './applications.js';
+import { credentialRoutes } from './credentials.js';
+import { queueRoutes } from './queues.js';
+
+export const allRoutes: readonly Route[] = [...applicationRoutes, ...queueRoutes, ...credentialRoutes];

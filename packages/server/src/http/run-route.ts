@@ -1,0 +1,124 @@
+/**
+ * Runs one namespaced route: authenticate → check namespace and scope → idempotency receipt →
+ * handler, all in one transaction on the database clock. A denied request (401, 403, or another
+ * namespace's object → 404) is written to the audit log in its own transaction, since the
+ * request's own transaction rolls back.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalize } from '@weave/json';
+import { toJsonText } from './json-text.js';
+import type { JsonValue } from '@weave/json';
+import { authenticate, bearerKey } from '../auth/authenticate.js';
+import { writeAudit } from '../auth/audit.js';
+import type { Principal } from '../auth/principal.js';
+import { requireScope } from '../auth/principal.js';
+import { WeaveError, isWeaveError } from '../errors.js';
+import type { Database } from '../store/database.js';
+import { claimReceipt, completeReceipt } from '../store/receipts.js';
+import type { ReceiptKey } from '../store/receipts.js';
+import { withTx } from '../store/with-tx.js';
+import type { Route } from './route.js';
+
+export interface IncomingRequest {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly body: JsonValue | undefined;
+  readonly requestId: string;
+  readonly authorization: string | undefined;
+  readonly idempotencyKey: string | undefined;
+}
+
+export interface Outgoing {
+  readonly status: number;
+  /** JSON text, ready to send. */
+  readonly body: string;
+  readonly replayed: boolean;
+}
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
+
+export async function runRoute(database: Database, route: Route, req: IncomingRequest): Promise<Outgoing> {
+  const seen: { principal?: Principal; crossNamespace?: boolean } = {};
+  try {
+    return await withTx(database, async (tx) => {
+      const principal = await authenticate(tx, bearerKey(req.authorization));
+      seen.principal = principal;
+      if (principal.namespaceName !== req.params.ns) {
+        seen.crossNamespace = true;
+        throw new WeaveError('not_found', `namespace ${req.params.ns ?? ''} not found`, {
+          details: { path: 'namespace' },
+        });
+      }
+      requireScope(principal, route.scope);
+      const receipt = receiptKey(route, req, principal);
+      if (receipt !== undefined) {
+        const claim = await claimReceipt(tx, receipt);
+        if (claim.kind === 'replay') {
+          return { ...claim.response, replayed: true };
+        }
+      }
+      const ctx = { tx, principal, params: req.params, query: req.query, body: req.body, requestId: req.requestId };
+      const result = await route.handle(ctx);
+      const body = toJsonText(result.body);
+      if (receipt !== undefined) {
+        const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
+        await completeReceipt(tx, receipt, { status: result.status, body: stored });
+      }
+      return { status: result.status, body, replayed: false };
+    });
+  } catch (e: unknown) {
+    if (isDenial(e, seen.crossNamespace === true)) {
+      await auditDenial(database, e, { route, req, principal: seen.principal });
+    }
+    throw e;
+  }
+}
+
+function receiptKey(route: Route, req: IncomingRequest, principal: Principal): ReceiptKey | undefined {
+  if (route.operation === undefined || req.idempotencyKey === undefined) {
+    return undefined;
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(req.idempotencyKey)) {
+    throw new WeaveError('invalid_argument', 'Idempotency-Key must be 1 to 200 printable ASCII characters', {
+      details: { path: 'Idempotency-Key' },
+    });
+  }
+  const frozen = new Map<string, JsonValue>([
+    ['params', new Map(Object.entries(req.params))],
+    ['body', req.body ?? null],
+  ]);
+  return {
+    namespaceId: principal.namespaceId,
+    operation: route.operation,
+    key: req.idempotencyKey,
+    digest: createHash('sha256').update(canonicalize(frozen)).digest('hex'),
+  };
+}
+
+function isDenial(e: unknown, crossNamespace: boolean): e is WeaveError {
+  return (
+    isWeaveError(e) &&
+    (e.code === 'unauthenticated' || e.code === 'permission_denied' || (e.code === 'not_found' && crossNamespace))
+  );
+}
+
+async function auditDenial(
+  database: Database,
+  error: WeaveError,
+  context: { route: Route; req: IncomingRequest; principal: Principal | undefined },
+): Promise<void> {
+  const { route, req, principal } = context;
+  const { namespace_id: knownNamespace, credential_id: knownCredential, ...rest } = error.details;
+  const details = toJsonText({ method: route.method, route: route.path, namespace: req.params.ns, ...rest });
+  await withTx(database, (tx) =>
+    writeAudit(tx, {
+      namespaceId: principal?.namespaceId ?? (typeof knownNamespace === 'string' ? knownNamespace : null),
+      credentialId: principal?.credentialId ?? (typeof knownCredential === 'string' ? knownCredential : null),
+      action: 'request.denied',
+      outcome: 'denied',
+      code: error.code,
+      requestId: req.requestId,
+      details,
+    }),
+  );
+}

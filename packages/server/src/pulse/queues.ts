@@ -1,0 +1,139 @@
+/**
+ * Queue administration: create, read, change capacity, pause and resume. Pausing stops claims
+ * and starts, never submission or admission (DESIGN.md §4).
+ */
+import { getApplication } from '../auth/applications.js';
+import { checkName } from '../auth/namespaces.js';
+import { WeaveError, notFound } from '../errors.js';
+import type { Tx } from '../store/with-tx.js';
+import type { Micros } from '../store/values.js';
+import { toBool, toId, toInt, toMicros } from '../store/values.js';
+
+export interface Queue {
+  readonly id: string;
+  readonly name: string;
+  readonly application: string;
+  readonly capacity: number;
+  readonly paused: boolean;
+  readonly revision: string;
+  readonly createdAt: Micros;
+  readonly updatedAt: Micros;
+}
+
+export interface QueueInput {
+  readonly name: string;
+  readonly application: string;
+  readonly capacity: number;
+}
+
+export async function createQueue(tx: Tx, namespaceId: string, input: QueueInput): Promise<Queue> {
+  checkName('$.name', input.name);
+  const app = await getApplication(tx, namespaceId, input.application).catch((e: unknown) => {
+    throw e instanceof WeaveError && e.code === 'not_found'
+      ? new WeaveError('invalid_argument', `$.application: no application ${input.application}`, {
+          details: { path: '$.application' },
+        })
+      : e;
+  });
+  if (await findQueue(tx, namespaceId, input.name)) {
+    throw new WeaveError('already_exists', `queue ${input.name} already exists`, {
+      details: { path: '$.name' },
+    });
+  }
+  await tx.db
+    .insertInto('queues')
+    .values({
+      namespace_id: namespaceId,
+      application_id: app.id,
+      name: input.name,
+      capacity: input.capacity,
+      created_at: tx.now,
+      updated_at: tx.now,
+    })
+    .execute();
+  return getQueue(tx, namespaceId, input.name);
+}
+
+function queueQuery(tx: Tx, namespaceId: string) {
+  return tx.db
+    .selectFrom('queues as q')
+    .innerJoin('applications as a', 'a.id', 'q.application_id')
+    .select(['q.id', 'q.name', 'q.capacity', 'q.paused', 'q.revision', 'q.created_at', 'q.updated_at'])
+    .select('a.name as application')
+    .where('q.namespace_id', '=', namespaceId)
+    .where('a.namespace_id', '=', namespaceId);
+}
+
+type QueueRow = Awaited<ReturnType<ReturnType<typeof queueQuery>['executeTakeFirstOrThrow']>>;
+
+function toQueue(row: QueueRow): Queue {
+  return {
+    id: toId(row.id),
+    name: row.name,
+    application: row.application,
+    capacity: toInt(row.capacity),
+    paused: toBool(row.paused),
+    revision: toId(row.revision),
+    createdAt: toMicros(row.created_at),
+    updatedAt: toMicros(row.updated_at),
+  };
+}
+
+export async function findQueue(tx: Tx, namespaceId: string, name: string): Promise<Queue | undefined> {
+  const row = await queueQuery(tx, namespaceId).where('q.name', '=', name).executeTakeFirst();
+  return row && toQueue(row);
+}
+
+export async function getQueue(tx: Tx, namespaceId: string, name: string): Promise<Queue> {
+  const queue = await findQueue(tx, namespaceId, name);
+  if (queue === undefined) {
+    throw notFound(`queue ${name}`, { path: 'queue' });
+  }
+  return queue;
+}
+
+export interface QueuePage {
+  readonly items: Queue[];
+  readonly nextAfterId: string | undefined;
+}
+
+export async function listQueues(
+  tx: Tx,
+  namespaceId: string,
+  page: { afterId: string | undefined; size: number },
+): Promise<QueuePage> {
+  let query = queueQuery(tx, namespaceId).orderBy('q.id').limit(page.size + 1);
+  if (page.afterId !== undefined) {
+    query = query.where('q.id', '>', page.afterId);
+  }
+  const rows = (await query.execute()).map(toQueue);
+  const more = rows.length > page.size;
+  const items = more ? rows.slice(0, page.size) : rows;
+  return { items, nextAfterId: more ? items[items.length - 1]?.id : undefined };
+}
+
+export interface QueuePatch {
+  readonly capacity?: number;
+  readonly paused?: boolean;
+}
+
+export async function updateQueue(
+  tx: Tx,
+  namespaceId: string,
+  name: string,
+  patch: QueuePatch,
+): Promise<Queue> {
+  const queue = await getQueue(tx, namespaceId, name);
+  await tx.db
+    .updateTable('queues')
+    .set((eb) => ({
+      ...(patch.capacity === undefined ? {} : { capacity: patch.capacity }),
+      ...(patch.paused === undefined ? {} : { paused: patch.paused ? 1 : 0 }),
+      revision: eb('revision', '+', 1),
+      updated_at: tx.now,
+    }))
+    .where('id', '=', queue.id)
+    .where('namespace_id', '=', namespaceId)
+    .execute();
+  return getQueue(tx, namespaceId, name);
+}

@@ -1,0 +1,94 @@
+/**
+ * Opening the one database a server uses: a Kysely instance over mysql2 (pool) or
+ * better-sqlite3 (one connection, WAL, durable commits), plus the dialect object.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, Kysely, MysqlDialect, SqliteDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import type { ConnectionConfig, MysqlConfig } from './connection-url.js';
+import { describeConnection, parseConnectionUrl } from './connection-url.js';
+import type { Dialect } from './dialect.js';
+import { mysqlDialect, sqliteDialect } from './dialect.js';
+import type { Schema } from './schema.js';
+
+export interface Database {
+  readonly kysely: Kysely<Schema>;
+  readonly dialect: Dialect;
+  readonly config: ConnectionConfig;
+  /** The connection without its password, for logs. */
+  readonly description: string;
+  /** Only for SQLite: the raw handle (the migrator runs multi-statement files on it). */
+  readonly sqliteHandle: BetterSqlite3.Database | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** mysql pool size; the default suits a 2-core machine (DESIGN.md §5a). */
+  readonly poolSize?: number;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
+  const config = parseConnectionUrl(url);
+  return config.kind === 'mysql' ? openMysql(config, options) : openSqlite(config);
+}
+
+function openMysql(config: MysqlConfig, options: OpenOptions): Database {
+  const pool = createPool({
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+    database: config.database,
+    connectionLimit: options.poolSize ?? 10,
+    // BIGINT as decimal strings: ids and microsecond instants never pass through float64.
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    charset: 'utf8mb4_nopad_bin',
+    timezone: 'Z',
+  });
+  const kysely = new Kysely<Schema>({
+    dialect: new MysqlDialect({
+      pool,
+      async onCreateConnection(connection) {
+        // READ COMMITTED: queue scans with SKIP LOCKED take no gap locks; every decision that
+        // needs more holds an explicit row lock.
+        await connection.executeQuery(
+          CompiledQuery.raw('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'),
+        );
+        await connection.executeQuery(CompiledQuery.raw("SET time_zone = '+00:00'"));
+      },
+    }),
+  });
+  return {
+    kysely,
+    dialect: mysqlDialect,
+    config,
+    description: describeConnection(config),
+    sqliteHandle: undefined,
+    close: () => kysely.destroy(),
+  };
+}
+
+function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
+  if (config.path !== ':memory:') {
+    mkdirSync(dirname(config.path), { recursive: true });
+  }
+  const handle = new BetterSqlite3(config.path);
+  handle.pragma('journal_mode = WAL');
+  // FULL: a committed result survives power loss, as on InnoDB with flush_log_at_trx_commit=1.
+  handle.pragma('synchronous = FULL');
+  handle.pragma('busy_timeout = 5000');
+  handle.pragma('foreign_keys = OFF');
+  handle.defaultSafeIntegers(true);
+  const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: handle }) });
+  return {
+    kysely,
+    dialect: sqliteDialect,
+    config,
+    description: describeConnection(config),
+    sqliteHandle: handle,
+    close: () => kysely.destroy(),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Everything that differs between MariaDB/MySQL and SQLite, in one object (STYLE.md §3, like
+ * Kysely's DialectAdapter). No `if (mysql)` anywhere else.
+ */
+import type { SelectQueryBuilder } from 'kysely';
+
+export type DialectName = 'mysql' | 'sqlite';
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** One row, one column `now_us`: the database clock in Unix microseconds. */
+  readonly nowMicrosSql: string;
+  /** Opens a write transaction. SQLite takes the write lock up front (no upgrade deadlocks). */
+  readonly beginSql: string;
+  /** Row lock for the rest of the transaction; SQLite's BEGIN IMMEDIATE already serialises. */
+  forUpdate<DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** Shared row lock (the credential in seed 002 §1 step 1). */
+  forShare<DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** Lock and skip rows other transactions hold (claiming). */
+  forUpdateSkipLocked<DB, TB extends keyof DB, O>(
+    qb: SelectQueryBuilder<DB, TB, O>,
+  ): SelectQueryBuilder<DB, TB, O>;
+  /** The retry class of an error thrown by the driver, if the transaction may simply be re-run. */
+  retryableReason(error: unknown): RetryReason | undefined;
+  isUniqueViolation(error: unknown): boolean;
+  isConnectionError(error: unknown): boolean;
+}
+
+export type RetryReason = 'deadlock' | 'lock_wait_timeout' | 'busy';
+
+function errorProperty(error: unknown, key: 'code' | 'errno'): unknown {
+  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[key] : undefined;
+}
+
+const MYSQL_CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+]);
+
+export const mysqlDialect: Dialect = {
+  name: 'mysql',
+  // UNIX_TIMESTAMP(NOW(6)) is an exact DECIMAL(…,6), independent of the session time zone.
+  nowMicrosSql: 'SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED) AS now_us',
+  beginSql: 'BEGIN',
+  forUpdate: (qb) => qb.forUpdate(),
+  forShare: (qb) => qb.forShare(),
+  forUpdateSkipLocked: (qb) => qb.forUpdate().skipLocked(),
+  retryableReason(error) {
+    const errno = errorProperty(error, 'errno');
+    if (errno === 1213) {
+      return 'deadlock';
+    }
+    return errno === 1205 ? 'lock_wait_timeout' : undefined;
+  },
+  isUniqueViolation: (error) => errorProperty(error, 'errno') === 1062,
+  isConnectionError(error) {
+    const code = errorProperty(error, 'code');
+    return typeof code === 'string' && MYSQL_CONNECTION_CODES.has(code);
+  },
+};
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  // unixepoch('subsec') has millisecond resolution; SQLite is single-node, so its clock is ours.
+  nowMicrosSql: "SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER) * 1000 AS now_us",
+  beginSql: 'BEGIN IMMEDIATE',
+  forUpdate: (qb) => qb,
+  forShare: (qb) => qb,
+  forUpdateSkipLocked: (qb) => qb,
+  retryableReason(error) {
+    const code = errorProperty(error, 'code');
+    return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' ? 'busy' : undefined;
+  },
+  isUniqueViolation(error) {
+    const code = errorProperty(error, 'code');
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
+  isConnectionError: (error) => errorProperty(error, 'code') === 'SQLITE_CANTOPEN',
+};

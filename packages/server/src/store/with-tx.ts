@@ -1,0 +1,101 @@
+/**
+ * `withTx(database, fn)`: run `fn` in one transaction, with the database clock read once
+ * (`tx.now`), retrying deadlocks and lock-wait timeouts a bounded number of times with jittered
+ * backoff (graphile's RETRYABLE_ERROR_CODES idea). Services take `tx` and never open
+ * transactions themselves.
+ */
+import type { Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { WeaveError } from '../errors.js';
+import type { Database } from './database.js';
+import type { Dialect, RetryReason } from './dialect.js';
+import type { Schema } from './schema.js';
+import type { Micros } from './values.js';
+import { toMicros } from './values.js';
+
+export interface Tx {
+  /** Queries inside the transaction (one connection). */
+  readonly db: Kysely<Schema>;
+  /** The database clock, read once when the transaction began (Unix microseconds). */
+  readonly now: Micros;
+  readonly dialect: Dialect;
+  /** Run after a successful commit (e.g. wake long-polls); never on rollback. */
+  afterCommit(fn: () => void): void;
+}
+
+/** Base delay per retry reason, in ms; doubled per attempt, with full jitter. */
+const RETRY_BASE_MS: Readonly<Record<RetryReason, number>> = {
+  deadlock: 2,
+  lock_wait_timeout: 20,
+  busy: 10,
+};
+
+export interface TxOptions {
+  /** Attempts in all, including the first (default 6). */
+  readonly maxAttempts?: number;
+  /** Test seam: called with the reason before each retry. */
+  readonly onRetry?: (reason: RetryReason, attempt: number) => void;
+}
+
+export async function withTx<T>(
+  database: Database,
+  fn: (tx: Tx) => Promise<T>,
+  options: TxOptions = {},
+): Promise<T> {
+  const maxAttempts = options.maxAttempts ?? 6;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runOnce(database, fn);
+    } catch (e: unknown) {
+      const reason = database.dialect.retryableReason(e);
+      if (reason === undefined || attempt >= maxAttempts) {
+        throw normaliseDriverError(database.dialect, e);
+      }
+      options.onRetry?.(reason, attempt);
+      await sleep(Math.random() * RETRY_BASE_MS[reason] * 2 ** attempt);
+    }
+  }
+}
+
+async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const hooks: (() => void)[] = [];
+  const result = await database.kysely.connection().execute(async (db) => {
+    await db.executeQuery(CompiledQuery.raw(database.dialect.beginSql));
+    try {
+      const now = await readNow(db, database.dialect);
+      const value = await fn({ db, now, dialect: database.dialect, afterCommit: (h) => hooks.push(h) });
+      await db.executeQuery(CompiledQuery.raw('COMMIT'));
+      return value;
+    } catch (e: unknown) {
+      await db.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+      throw e;
+    }
+  });
+  for (const hook of hooks) {
+    hook();
+  }
+  return result;
+}
+
+/** The database clock in Unix microseconds, outside any transaction. */
+export async function readNow(db: Kysely<Schema>, dialect: Dialect): Promise<Micros> {
+  const { rows } = await db.executeQuery<{ now_us: number | bigint | string }>(
+    CompiledQuery.raw(dialect.nowMicrosSql),
+  );
+  const row = rows[0];
+  if (row === undefined) {
+    throw new Error('the database returned no clock row');
+  }
+  return toMicros(row.now_us);
+}
+
+function normaliseDriverError(dialect: Dialect, e: unknown): unknown {
+  if (dialect.isConnectionError(e)) {
+    return new WeaveError('unavailable', 'the database is unreachable', { cause: e });
+  }
+  return e;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

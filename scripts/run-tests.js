@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Runs every compiled test file (`*.test.js` under packages/*/build/test) with Node's own runner,
+// in one `node --test` process tree so that CI reads one summary. Extra arguments are passed on
+// (e.g. `npm test -- --test-name-pattern=E1`).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const dirs = readdirSync(join(root, 'packages'))
+  .map((p) => join(root, 'packages', p, 'build', 'test'))
+  .filter((d) => existsSync(d));
+
+if (process.env.CI === 'true' && !process.env.WEAVE_TEST_MYSQL_URL) {
+  console.error('CI=true but WEAVE_TEST_MYSQL_URL is not set: the MariaDB suites would be skipped');
+  process.exit(1);
+}
+
+const concurrency = process.env.WEAVE_TEST_CONCURRENCY ?? '3';
+const result = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...dirs],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);
