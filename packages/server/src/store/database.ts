@@ -45,7 +45,7 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
     // BIGINT as decimal strings: ids and microsecond instants never pass through float64.
     supportBigNumbers: true,
     bigNumberStrings: true,
-    charset: 'utf8mb4_nopad_bin',
+    charset: 'utf8mb4',
     timezone: 'Z',
   });
   const kysely = new Kysely<Schema>({

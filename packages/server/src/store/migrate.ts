@@ -60,7 +60,8 @@ export function pendingMigrations(files: readonly MigrationFile[], applied: read
 async function migrateMysql(config: MysqlConfig): Promise<MigrateResult> {
   const files = loadMigrationFiles('mysql');
   // multipleStatements only on this connection (STYLE.md §3).
-  const conn = await createConnection({ ...config, multipleStatements: true, charset: 'utf8mb4_nopad_bin' });
+  const { kind: _kind, ...connection } = config;
+  const conn = await createConnection({ ...connection, multipleStatements: true, charset: 'utf8mb4' });
   try {
     const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['weave.migrate', MIGRATION_LOCK_TIMEOUT_S]);
     if (Number((lockRows as { ok: unknown }[])[0]?.ok) !== 1) {

@@ -1,0 +1,39 @@
+/**
+ * An error answer from the Weave API. Branch on `code` (stable, snake_case), never on the
+ * message or on `instanceof` across package copies.
+ *
+ * @example
+ * try { await client.createQueue({ name: 'q', application: 'app' }); }
+ * catch (e) { if (isWeaveApiError(e) && e.code === 'already_exists') { … } }
+ */
+export class WeaveApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly requestId: string | undefined;
+
+  constructor(init: {
+    code: string;
+    status: number;
+    message: string;
+    details?: Record<string, unknown>;
+    requestId?: string | undefined;
+  }) {
+    super(init.message);
+    this.name = 'WeaveApiError';
+    this.code = init.code;
+    this.status = init.status;
+    this.details = init.details ?? {};
+    this.requestId = init.requestId;
+  }
+}
+
+/** Duck-typed, so it works across duplicate copies of the SDK. */
+export function isWeaveApiError(value: unknown): value is WeaveApiError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'WeaveApiError' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}

@@ -1,0 +1,90 @@
+/** The `weave` command as a user runs it: real processes, real ports, real databases. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { WeaveClient } from '@weave/sdk';
+import { createEmptyDatabase, forEachDialect } from '../support/databases.js';
+import { runWeave, startWeave } from '../support/processes.js';
+
+test('`weave dev --json` prints one line with a URL and a key that works on an authenticated route', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'weave-dev-'));
+  const dev = await startWeave(['dev', '--json', '--port', '0', '--data', dir]);
+  try {
+    const info = JSON.parse(dev.firstLine) as { url: string; namespace: string; key: string };
+    assert.deepEqual(Object.keys(info), ['url', 'namespace', 'key']);
+    assert.equal(info.namespace, 'dev');
+    assert.equal((await fetch(`${info.url}/healthz`)).status, 200);
+    const client = new WeaveClient({ url: info.url, namespace: 'dev', apiKey: info.key });
+    const queues = await client.listQueues();
+    assert.deepEqual(queues.items.map((q) => q.name), ['default']);
+    const unauthenticated = await fetch(`${info.url}/v1/namespaces/dev/queues`);
+    assert.equal(unauthenticated.status, 401);
+  } finally {
+    assert.equal(await dev.stop('SIGINT'), 0, dev.stderr());
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+forEachDialect((dialect) => {
+  describe(`weave server and bootstrap on ${dialect}`, () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    after(async () => {
+      for (const c of cleanups) {
+        await c();
+      }
+    });
+
+    test('`weave bootstrap --json` then `weave server --db` serve a working key', async () => {
+      const db = await createEmptyDatabase(dialect);
+      cleanups.push(() => db.drop());
+      const boot = await runWeave(['bootstrap', '--db', db.url, '--namespace', 'acme', '--app', 'shop', '--queue', 'orders', '--queue', 'mail', '--json']);
+      assert.equal(boot.code, 0, boot.stderr);
+      const { namespace, key } = JSON.parse(boot.stdout) as { namespace: string; key: string };
+      assert.equal(namespace, 'acme');
+      const server = await startWeave(['server', '--port', '0'], { WEAVE_DB: db.url, WEAVE_LOG_LEVEL: 'warn' }, { readyOn: 'stderr' });
+      try {
+        const url = /listening at (\S+)/.exec(server.firstLine)?.[1] ?? '';
+        assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+        assert.equal((await fetch(`${url}/readyz`)).status, 200);
+        const client = new WeaveClient({ url, namespace: 'acme', apiKey: key });
+        assert.deepEqual((await client.listQueues()).items.map((q) => q.name).sort(), ['mail', 'orders']);
+      } finally {
+        assert.equal(await server.stop(), 0, server.stderr());
+      }
+    });
+
+    test('`weave bootstrap --workflow-access` grants the definition scope only', async () => {
+      const db = await createEmptyDatabase(dialect);
+      cleanups.push(() => db.drop());
+      const boot = await runWeave(['bootstrap', '--db', db.url, '--namespace', 'wf', '--workflow-access', '--json']);
+      assert.equal(boot.code, 0, boot.stderr);
+      const admin = await runWeave(['bootstrap', '--db', db.url, '--namespace', 'wf', '--json']);
+      const adminKey = (JSON.parse(admin.stdout) as { key: string }).key;
+      const server = await startWeave(['server', '--port', '0', '--db', db.url], { WEAVE_LOG_LEVEL: 'warn' }, { readyOn: 'stderr' });
+      try {
+        const url = /listening at (\S+)/.exec(server.firstLine)?.[1] ?? '';
+        const client = new WeaveClient({ url, namespace: 'wf', apiKey: adminKey });
+        const creds = await client.listCredentials();
+        const first = creds.items[0];
+        assert.deepEqual(first?.scopes, ['workflows:publish']);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+});
+
+test('`weave version` prints the version and an unknown command exits non-zero with one line', async () => {
+  const version = await runWeave(['version']);
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^weave \d+\.\d+\.\d+\n$/);
+  const unknown = await runWeave(['frobnicate']);
+  assert.notEqual(unknown.code, 0);
+  assert.match(unknown.stderr, /unknown command frobnicate/);
+  const bad = await runWeave(['server']);
+  assert.notEqual(bad.code, 0);
+  assert.equal(bad.stderr.trim().split('\n').length, 1);
+  assert.match(bad.stderr, /--db is required/);
+});

@@ -1,0 +1,95 @@
+/** withTx: one transaction, database time read once, deadlocks retried, rollback leaves nothing. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { withTx } from '../../src/store/with-tx.js';
+import { formatInstant, parseInstant } from '../../src/store/values.js';
+import { createTestDatabase, forEachDialect } from '../support/databases.js';
+import type { MigratedDatabase } from '../support/databases.js';
+
+test('instants print as RFC 3339 with microseconds and parse back exactly', () => {
+  const micros = 1_795_986_145_123_456n;
+  const text = formatInstant(micros);
+  assert.equal(text, '2026-11-29T21:02:25.123456Z');
+  assert.equal(parseInstant(text), micros);
+  assert.equal(parseInstant('2026-11-29T22:02:25.5+01:00'), 1_795_986_145_500_000n);
+  assert.equal(parseInstant('yesterday'), undefined);
+});
+
+forEachDialect((dialect) => {
+  describe(`withTx on ${dialect}`, () => {
+    let db: MigratedDatabase;
+    before(async () => {
+      db = await createTestDatabase(dialect);
+    });
+    after(() => db.close());
+
+    test('tx.now is the database clock, read once per transaction', async () => {
+      const before = BigInt(Date.now()) * 1000n;
+      const [first, second] = await withTx(db.database, async (tx) => {
+        await new Promise((r) => setTimeout(r, 5));
+        return [tx.now, tx.now];
+      });
+      assert.equal(first, second);
+      assert.ok(first !== undefined && first > before - 5_000_000n && first < before + 5_000_000n);
+    });
+
+    test('a failure rolls the whole transaction back and skips afterCommit hooks', async () => {
+      let hookRan = false;
+      await assert.rejects(
+        withTx(db.database, async (tx) => {
+          tx.afterCommit(() => (hookRan = true));
+          await tx.db.insertInto('namespaces').values({ name: 'rolled-back', created_at: tx.now }).execute();
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      const rows = await db.database.kysely.selectFrom('namespaces').selectAll().where('name', '=', 'rolled-back').execute();
+      assert.equal(rows.length, 0);
+      assert.equal(hookRan, false);
+    });
+
+    test('afterCommit hooks run once the transaction committed', async () => {
+      const seen: number[] = [];
+      await withTx(db.database, async (tx) => {
+        tx.afterCommit(() => seen.push(1));
+        await tx.db.insertInto('namespaces').values({ name: 'committed', created_at: tx.now }).execute();
+        assert.deepEqual(seen, []);
+      });
+      assert.deepEqual(seen, [1]);
+    });
+
+    test('a transaction chosen as a deadlock victim is retried and succeeds', { skip: dialect === 'sqlite' && 'SQLite serialises writers: no deadlocks' }, async () => {
+      await withTx(db.database, async (tx) => {
+        await tx.db.insertInto('namespaces').values([{ name: 'dl-a', created_at: tx.now }, { name: 'dl-b', created_at: tx.now }]).execute();
+      });
+      const retries: string[] = [];
+      let aLocked!: () => void;
+      let bLocked!: () => void;
+      const aHas = new Promise<void>((r) => (aLocked = r));
+      const bHas = new Promise<void>((r) => (bLocked = r));
+      // Each transaction locks one row, waits until the other holds the other row, then asks
+      // for it: a real deadlock, which InnoDB breaks by failing one of them with 1213.
+      const run = (first: string, second: string, mine: () => void, theirs: Promise<void>) => {
+        let attempt = 0;
+        return withTx(
+          db.database,
+          async (tx) => {
+            attempt++;
+            await sql`SELECT id FROM namespaces WHERE name = ${first} FOR UPDATE`.execute(tx.db);
+            if (attempt === 1) {
+              mine();
+              await theirs;
+            }
+            await sql`SELECT id FROM namespaces WHERE name = ${second} FOR UPDATE`.execute(tx.db);
+            return attempt;
+          },
+          { onRetry: (reason) => retries.push(reason) },
+        );
+      };
+      const attempts = await Promise.all([run('dl-a', 'dl-b', aLocked, bHas), run('dl-b', 'dl-a', bLocked, aHas)]);
+      assert.deepEqual(retries, ['deadlock']);
+      assert.deepEqual([...attempts].sort(), [1, 2]);
+    });
+  });
+});

@@ -1,0 +1,75 @@
+/** Real `weave` processes for CLI and crash tests. */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const WEAVE_BIN = fileURLToPath(new URL('../../../bin/weave.js', import.meta.url));
+
+export interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function runWeave(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [WEAVE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface Running {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** The first line the process printed on stdout. */
+  readonly firstLine: string;
+  stderr(): string;
+  /** SIGTERM, then wait for exit; resolves to the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts `weave …` and resolves once it printed its first line on `readyOn` (stdout for
+ * `weave dev`, stderr for `weave server`, whose stdout carries the JSON logs). Fails after
+ * `timeoutMs` instead of hanging.
+ */
+export function startWeave(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { readyOn?: 'stdout' | 'stderr'; timeoutMs?: number } = {},
+): Promise<Running> {
+  const child = spawn(process.execPath, [WEAVE_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stream = options.readyOn === 'stderr' ? child.stderr : child.stdout;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`weave ${args[0] ?? ''} printed nothing within ${options.timeoutMs ?? 20_000} ms: ${err}`));
+    }, options.timeoutMs ?? 20_000);
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        stream.off('data', onData);
+        resolve({
+          child,
+          firstLine: out.slice(0, nl),
+          stderr: () => err,
+          async stop(signal = 'SIGTERM') {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    stream.on('data', onData);
+    void exited.then((code) => reject(new Error(`weave ${args[0] ?? ''} exited (${code}) before printing: ${err}`)));
+  });
+}
