@@ -49,8 +49,14 @@ export class WeaveClient {
     return (await this.requestRaw(method, path, options)).body as T;
   }
 
-  async requestRaw(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
-    const url = new URL(`${this.#options.url}/v1/namespaces/${encodeURIComponent(this.#options.namespace)}${path}`);
+  async requestRaw(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<RawResponse> {
+    const url = new URL(
+      `${this.#options.url}/v1/namespaces/${encodeURIComponent(this.#options.namespace)}${path}`,
+    );
     for (const [k, v] of Object.entries(options.query ?? {})) {
       if (v !== undefined) {
         url.searchParams.set(k, String(v));
@@ -77,20 +83,44 @@ export class WeaveClient {
     return { status: response.status, headers: response.headers, body };
   }
 
-  createApplication(input: { name: string; quota?: { max_active_tasks: number } }, idempotencyKey?: string) {
-    return this.request<{ application: Application }>('POST', '/applications', withKey({ body: input }, idempotencyKey));
+  createApplication(
+    input: { name: string; quota?: { max_active_tasks: number } },
+    idempotencyKey?: string,
+  ) {
+    return this.request<{ application: Application }>(
+      'POST',
+      '/applications',
+      withKey({ body: input }, idempotencyKey),
+    );
   }
 
   getApplication(name: string) {
-    return this.request<{ application: Application }>('GET', `/applications/${encodeURIComponent(name)}`);
+    return this.request<{ application: Application }>(
+      'GET',
+      `/applications/${encodeURIComponent(name)}`,
+    );
   }
 
-  updateApplication(name: string, patch: { quota?: { max_active_tasks: number }; disabled?: boolean }) {
-    return this.request<{ application: Application }>('PATCH', `/applications/${encodeURIComponent(name)}`, { body: patch });
+  updateApplication(
+    name: string,
+    patch: { quota?: { max_active_tasks: number }; disabled?: boolean },
+  ) {
+    return this.request<{ application: Application }>(
+      'PATCH',
+      `/applications/${encodeURIComponent(name)}`,
+      { body: patch },
+    );
   }
 
-  createQueue(input: { name: string; application: string; capacity?: number }, idempotencyKey?: string) {
-    return this.request<{ queue: Queue }>('POST', '/queues', withKey({ body: input }, idempotencyKey));
+  createQueue(
+    input: { name: string; application: string; capacity?: number },
+    idempotencyKey?: string,
+  ) {
+    return this.request<{ queue: Queue }>(
+      'POST',
+      '/queues',
+      withKey({ body: input }, idempotencyKey),
+    );
   }
 
   getQueue(name: string) {
@@ -102,7 +132,9 @@ export class WeaveClient {
   }
 
   updateQueue(name: string, patch: { capacity?: number; paused?: boolean }) {
-    return this.request<{ queue: Queue }>('PATCH', `/queues/${encodeURIComponent(name)}`, { body: patch });
+    return this.request<{ queue: Queue }>('PATCH', `/queues/${encodeURIComponent(name)}`, {
+      body: patch,
+    });
   }
 
   pauseQueue(name: string) {
@@ -117,7 +149,11 @@ export class WeaveClient {
     input: { name: string; scopes: string[]; queues?: string[]; expires_at?: string },
     idempotencyKey?: string,
   ) {
-    return this.request<CreatedCredential>('POST', '/credentials', withKey({ body: input }, idempotencyKey));
+    return this.request<CreatedCredential>(
+      'POST',
+      '/credentials',
+      withKey({ body: input }, idempotencyKey),
+    );
   }
 
   listCredentials() {
@@ -125,7 +161,10 @@ export class WeaveClient {
   }
 
   revokeCredential(id: string) {
-    return this.request<{ credential: Credential }>('DELETE', `/credentials/${encodeURIComponent(id)}`);
+    return this.request<{ credential: Credential }>(
+      'DELETE',
+      `/credentials/${encodeURIComponent(id)}`,
+    );
   }
 }
 
@@ -141,13 +180,19 @@ function toApiError(response: Response, body: Plain): WeaveApiError {
     code,
     status: response.status,
     message: typeof e.message === 'string' ? e.message : `HTTP ${response.status}`,
-    details: typeof e.details === 'object' && e.details !== null ? (e.details as Record<string, unknown>) : {},
+    details:
+      typeof e.details === 'object' && e.details !== null
+        ? (e.details as Record<string, unknown>)
+        : {},
     requestId: response.headers.get('x-request-id') ?? undefined,
   });
 }
 
 function asRecord(value: Plain): Record<string, Plain> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value && 'text' in value)
-    ? (value as Record<string, Plain>)
+  return typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !('kind' in value && 'text' in value)
+    ? value
     : undefined;
 }

@@ -6,7 +6,8 @@
 import { isJsonNumber, isJsonObject } from '@weave/json';
 import type { JsonNumber, JsonValue } from '@weave/json';
 
-export type Plain = null | boolean | string | number | JsonNumber | Plain[] | { [key: string]: Plain };
+export type Plain =
+  null | boolean | string | number | JsonNumber | Plain[] | { [key: string]: Plain };
 
 export function toPlain(value: JsonValue): Plain {
   if (isJsonNumber(value)) {
@@ -16,7 +17,12 @@ export function toPlain(value: JsonValue): Plain {
   if (isJsonObject(value)) {
     const out: { [key: string]: Plain } = {};
     for (const [k, v] of value) {
-      Object.defineProperty(out, k, { value: toPlain(v), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: toPlain(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

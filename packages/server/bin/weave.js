@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 const main = new URL('../build/src/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   const root = fileURLToPath(new URL('../../../', import.meta.url));
-  const built = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const built = spawnSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (built.status !== 0) {
     console.error('weave: the build failed; run `npm run build` to see why');
     process.exit(1);

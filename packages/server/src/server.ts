@@ -47,7 +47,10 @@ export class Server {
         ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
       });
       const server = new Server(app, database);
-      const address = await app.listen({ port: options.port ?? 8420, host: options.host ?? '127.0.0.1' });
+      const address = await app.listen({
+        port: options.port ?? 8420,
+        host: options.host ?? '127.0.0.1',
+      });
       server.#url = address.replace('[::1]', 'localhost');
       return server;
     } catch (e: unknown) {

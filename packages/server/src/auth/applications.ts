@@ -86,7 +86,11 @@ export async function findApplication(
   );
 }
 
-export async function getApplication(tx: Tx, namespaceId: string, name: string): Promise<Application> {
+export async function getApplication(
+  tx: Tx,
+  namespaceId: string,
+  name: string,
+): Promise<Application> {
   const app = await findApplication(tx, namespaceId, name);
   if (app === undefined) {
     throw notFound(`application ${name}`, { path: 'application' });

@@ -42,7 +42,11 @@ export function bootstrap(database: Database, input: BootstrapInput): Promise<Bo
       }
       for (const queue of input.queues) {
         if ((await findQueue(tx, ns.id, queue)) === undefined) {
-          await createQueue(tx, ns.id, { name: queue, application: appName, capacity: DEFAULT_QUEUE_CAPACITY });
+          await createQueue(tx, ns.id, {
+            name: queue,
+            application: appName,
+            capacity: DEFAULT_QUEUE_CAPACITY,
+          });
         }
       }
     }

@@ -100,7 +100,11 @@ export async function listCredentials(tx: Tx, namespaceId: string): Promise<Cred
 }
 
 /** Revoking twice is fine: the first revocation time stays. */
-export async function revokeCredential(tx: Tx, namespaceId: string, id: string): Promise<Credential> {
+export async function revokeCredential(
+  tx: Tx,
+  namespaceId: string,
+  id: string,
+): Promise<Credential> {
   if (!/^[1-9][0-9]{0,18}$/.test(id)) {
     throw notFound(`credential ${id}`, { path: 'id' });
   }
@@ -117,7 +121,11 @@ export async function revokeCredential(tx: Tx, namespaceId: string, id: string):
     throw notFound(`credential ${id}`, { path: 'id' });
   }
   if (row.revoked_at === null) {
-    await tx.db.updateTable('credentials').set({ revoked_at: tx.now }).where('id', '=', id).execute();
+    await tx.db
+      .updateTable('credentials')
+      .set({ revoked_at: tx.now })
+      .where('id', '=', id)
+      .execute();
     return { ...toCredential(row), revokedAt: tx.now };
   }
   return toCredential(row);

@@ -25,7 +25,12 @@ const HELP = `usage: weave bootstrap --db URL --namespace NS [--app A] [--queue 
                        workflows:control)
   --json               print {"namespace": "...", "key": "..."}`;
 
-const INSTANCE_SCOPES: readonly Scope[] = ['workflows:start', 'workflows:read', 'workflows:signal', 'workflows:control'];
+const INSTANCE_SCOPES: readonly Scope[] = [
+  'workflows:start',
+  'workflows:read',
+  'workflows:signal',
+  'workflows:control',
+];
 
 export async function runBootstrap(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
@@ -76,7 +81,8 @@ export async function runBootstrap(argv: readonly string[]): Promise<number> {
 
 function readScopes(values: Record<string, unknown>): Scope[] {
   const scopes = new Set<Scope>();
-  const listed = typeof values.scopes === 'string' ? values.scopes.split(',').map((s) => s.trim()) : [];
+  const listed =
+    typeof values.scopes === 'string' ? values.scopes.split(',').map((s) => s.trim()) : [];
   for (const s of listed.filter((x) => x !== '')) {
     if (!isScope(s)) {
       throw new Error(`--scopes: unknown scope ${s} (known: ${SCOPES.join(', ')})`);

@@ -12,7 +12,10 @@ const HELP = `usage: weave migrate --db <url> [--print]
 
 export async function runMigrate(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
-    help: { type: 'boolean', short: 'h' }, db: { type: 'string' }, print: { type: 'boolean' } });
+    help: { type: 'boolean', short: 'h' },
+    db: { type: 'string' },
+    print: { type: 'boolean' },
+  });
   if (values.help === true) {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -20,7 +23,9 @@ export async function runMigrate(argv: readonly string[]): Promise<number> {
   const url = readDb(values.db as string | undefined);
   if (values.print === true) {
     for (const file of loadMigrationFiles(parseConnectionUrl(url).kind)) {
-      process.stdout.write(`-- ${String(file.version).padStart(4, '0')}_${file.name}\n${file.sql}\n`);
+      process.stdout.write(
+        `-- ${String(file.version).padStart(4, '0')}_${file.name}\n${file.sql}\n`,
+      );
     }
     return 0;
   }

@@ -29,7 +29,9 @@ export function readPort(value: string | undefined, fallback: number): number {
 export function readDb(value: string | undefined): string {
   const db = value ?? process.env.WEAVE_DB;
   if (db === undefined || db === '') {
-    throw new Error('--db is required (or set WEAVE_DB): mysql://user@host:3306/name or a SQLite file path');
+    throw new Error(
+      '--db is required (or set WEAVE_DB): mysql://user@host:3306/name or a SQLite file path',
+    );
   }
   return db;
 }

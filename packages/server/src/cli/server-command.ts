@@ -26,7 +26,9 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     host: readHost(values.host as string | undefined),
     logLevel: readLogLevel(),
   });
-  process.stderr.write(`weave server listening at ${server.url} (${server.database.description})\n`);
+  process.stderr.write(
+    `weave server listening at ${server.url} (${server.database.description})\n`,
+  );
   await untilSignal();
   await server.stop();
   return 0;

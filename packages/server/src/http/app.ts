@@ -48,7 +48,7 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
     try {
-      done(null, parse(body as Buffer));
+      done(null, parse(body));
     } catch (e: unknown) {
       done(toBodyError(e), undefined);
     }
@@ -58,7 +58,12 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
   });
   app.setErrorHandler((error, req, reply) => sendError(reply, req, error, bodyLimitBytes));
   app.setNotFoundHandler((req, reply) =>
-    sendError(reply, req, new WeaveError('not_found', `no route ${req.method} ${req.url.split('?')[0] ?? ''}`), bodyLimitBytes),
+    sendError(
+      reply,
+      req,
+      new WeaveError('not_found', `no route ${req.method} ${req.url.split('?')[0] ?? ''}`),
+      bodyLimitBytes,
+    ),
   );
   registerOperations(app, options.database);
   const routes = options.routes ?? allRoutes;
@@ -85,7 +90,9 @@ function loggerOptions(options: HttpOptions) {
 function toBodyError(e: unknown): WeaveError {
   if (e instanceof JsonError) {
     const code = e.code === 'payload_too_large' ? 'payload_too_large' : 'malformed_json';
-    return new WeaveError(code, `the body is not valid JSON: ${e.message}`, { details: { ...e.details } });
+    return new WeaveError(code, `the body is not valid JSON: ${e.message}`, {
+      details: { ...e.details },
+    });
   }
   return new WeaveError('malformed_json', 'the body is not valid JSON', { cause: e });
 }
@@ -94,7 +101,12 @@ function sendJson(reply: FastifyReply, status: number, text: string): FastifyRep
   return reply.code(status).type('application/json; charset=utf-8').send(text);
 }
 
-function sendError(reply: FastifyReply, req: FastifyRequest, error: unknown, bodyLimitBytes: number) {
+function sendError(
+  reply: FastifyReply,
+  req: FastifyRequest,
+  error: unknown,
+  bodyLimitBytes: number,
+) {
   const response = toErrorResponse(error, { bodyLimitBytes });
   if (response.status >= 500) {
     req.log.error({ err: error }, 'request failed');
@@ -108,7 +120,11 @@ function registerOperations(app: FastifyInstance, database: Database): void {
     const ready = await checkReady(database);
     return ready
       ? sendJson(reply, 200, '{"status":"ready"}')
-      : sendJson(reply, 503, toJsonText({ error: { code: 'unavailable', message: 'the database is unreachable' } }));
+      : sendJson(
+          reply,
+          503,
+          toJsonText({ error: { code: 'unavailable', message: 'the database is unreachable' } }),
+        );
   });
 }
 

@@ -13,7 +13,10 @@ export interface ErrorResponse {
 
 /** Fastify's own errors, by code, mapped to ours. */
 const FASTIFY_CODES: Readonly<Record<string, { code: string; message: string }>> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'the request body is too large' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'payload_too_large',
+    message: 'the request body is too large',
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'unsupported_media_type',
     message: 'the body must be application/json',
@@ -30,16 +33,26 @@ export function toErrorResponse(error: unknown, limits: { bodyLimitBytes: number
     const details = error.code === 'unauthenticated' ? undefined : { ...error.details };
     return {
       status: statusOf(error.code),
-      body: { error: { code: error.code, message: error.message, ...(details && Object.keys(details).length > 0 ? { details } : {}) } },
+      body: {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(details && Object.keys(details).length > 0 ? { details } : {}),
+        },
+      },
     };
   }
-  const fastifyCode = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const fastifyCode =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   const known = typeof fastifyCode === 'string' ? FASTIFY_CODES[fastifyCode] : undefined;
   if (known !== undefined) {
-    const details = known.code === 'payload_too_large' ? { limit: limits.bodyLimitBytes } : undefined;
+    const details =
+      known.code === 'payload_too_large' ? { limit: limits.bodyLimitBytes } : undefined;
     return {
       status: statusOf(known.code),
-      body: { error: { code: known.code, message: known.message, ...(details ? { details } : {}) } },
+      body: {
+        error: { code: known.code, message: known.message, ...(details ? { details } : {}) },
+      },
     };
   }
   return { status: 500, body: { error: { code: 'internal', message: 'internal error' } } };

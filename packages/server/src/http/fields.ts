@@ -98,10 +98,15 @@ export function readInteger(
   if (value === undefined) {
     return undefined;
   }
-  const text = typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map)
-    ? (value as { text: string }).text
-    : undefined;
-  if (text === undefined || !/^-?(0|[1-9][0-9]{0,15})$/.test(text) || !Number.isSafeInteger(Number(text))) {
+  const text =
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map)
+      ? (value as { text: string }).text
+      : undefined;
+  if (
+    text === undefined ||
+    !/^-?(0|[1-9][0-9]{0,15})$/.test(text) ||
+    !Number.isSafeInteger(Number(text))
+  ) {
     fail(path, 'must be an integer', value);
   }
   const n = Number(text);
@@ -143,14 +148,22 @@ export function readStringArray(
   }
   return items.map((item, i) => {
     if (typeof item !== 'string' || (opts.pattern !== undefined && !opts.pattern.test(item))) {
-      fail(`${path}[${i}]`, opts.pattern ? `must be a string matching ${opts.pattern.source}` : 'must be a string', item);
+      fail(
+        `${path}[${i}]`,
+        opts.pattern ? `must be a string matching ${opts.pattern.source}` : 'must be a string',
+        item,
+      );
     }
     return item;
   });
 }
 
 /** RFC 3339 instant (`2026-11-29T20:30:11.123456Z`) → Unix microseconds; `null` stays `null`. */
-export function readInstant(obj: JsonObject, key: string, opts: Common = {}): Micros | null | undefined {
+export function readInstant(
+  obj: JsonObject,
+  key: string,
+  opts: Common = {},
+): Micros | null | undefined {
   const path = `${opts.path ?? '$'}.${key}`;
   const value = obj.get(key);
   if (value === undefined || value === null) {

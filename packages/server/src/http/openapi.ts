@@ -34,17 +34,40 @@ function operationOf(route: Route) {
     parameters: [
       { name: 'ns', in: 'path', required: true, schema: { type: 'string' } },
       ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...(route.queryParams ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+      ...(route.queryParams ?? []).map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
       ...(route.operation === undefined
         ? []
-        : [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 200 } }]),
+        : [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', maxLength: 200 },
+            },
+          ]),
     ],
     ...(route.requestSchema === undefined
       ? {}
-      : { requestBody: { required: true, content: { 'application/json': { schema: route.requestSchema } } } }),
+      : {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: route.requestSchema } },
+          },
+        }),
     responses: {
-      '2XX': { description: 'success', content: { 'application/json': { schema: { type: 'object' } } } },
-      default: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      '2XX': {
+        description: 'success',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+      default: {
+        description: 'error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     },
   };
 }

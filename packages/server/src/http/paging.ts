@@ -18,9 +18,13 @@ export function readPage(query: Readonly<Record<string, string | undefined>>): P
   if (sizeText !== undefined) {
     size = Number(sizeText);
     if (!/^[0-9]{1,4}$/.test(sizeText) || size < 1 || size > MAX_PAGE_SIZE) {
-      throw new WeaveError('invalid_argument', `page_size must be an integer from 1 to ${MAX_PAGE_SIZE}`, {
-        details: { path: 'page_size' },
-      });
+      throw new WeaveError(
+        'invalid_argument',
+        `page_size must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+        {
+          details: { path: 'page_size' },
+        },
+      );
     }
   }
   const token = query.page_token;
@@ -37,5 +41,7 @@ export function readPage(query: Readonly<Record<string, string | undefined>>): P
 }
 
 export function pageToken(lastId: string | undefined): string | undefined {
-  return lastId === undefined ? undefined : Buffer.from(`id:${lastId}`, 'utf8').toString('base64url');
+  return lastId === undefined
+    ? undefined
+    : Buffer.from(`id:${lastId}`, 'utf8').toString('base64url');
 }

@@ -37,7 +37,11 @@ export interface Outgoing {
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
 
-export async function runRoute(database: Database, route: Route, req: IncomingRequest): Promise<Outgoing> {
+export async function runRoute(
+  database: Database,
+  route: Route,
+  req: IncomingRequest,
+): Promise<Outgoing> {
   const seen: { principal?: Principal; crossNamespace?: boolean } = {};
   try {
     return await withTx(database, async (tx) => {
@@ -57,7 +61,14 @@ export async function runRoute(database: Database, route: Route, req: IncomingRe
           return { ...claim.response, replayed: true };
         }
       }
-      const ctx = { tx, principal, params: req.params, query: req.query, body: req.body, requestId: req.requestId };
+      const ctx = {
+        tx,
+        principal,
+        params: req.params,
+        query: req.query,
+        body: req.body,
+        requestId: req.requestId,
+      };
       const result = await route.handle(ctx);
       const body = toJsonText(result.body);
       if (receipt !== undefined) {
@@ -74,14 +85,22 @@ export async function runRoute(database: Database, route: Route, req: IncomingRe
   }
 }
 
-function receiptKey(route: Route, req: IncomingRequest, principal: Principal): ReceiptKey | undefined {
+function receiptKey(
+  route: Route,
+  req: IncomingRequest,
+  principal: Principal,
+): ReceiptKey | undefined {
   if (route.operation === undefined || req.idempotencyKey === undefined) {
     return undefined;
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(req.idempotencyKey)) {
-    throw new WeaveError('invalid_argument', 'Idempotency-Key must be 1 to 200 printable ASCII characters', {
-      details: { path: 'Idempotency-Key' },
-    });
+    throw new WeaveError(
+      'invalid_argument',
+      'Idempotency-Key must be 1 to 200 printable ASCII characters',
+      {
+        details: { path: 'Idempotency-Key' },
+      },
+    );
   }
   const frozen = new Map<string, JsonValue>([
     ['params', new Map(Object.entries(req.params))],
@@ -98,7 +117,9 @@ function receiptKey(route: Route, req: IncomingRequest, principal: Principal): R
 function isDenial(e: unknown, crossNamespace: boolean): e is WeaveError {
   return (
     isWeaveError(e) &&
-    (e.code === 'unauthenticated' || e.code === 'permission_denied' || (e.code === 'not_found' && crossNamespace))
+    (e.code === 'unauthenticated' ||
+      e.code === 'permission_denied' ||
+      (e.code === 'not_found' && crossNamespace))
   );
 }
 
@@ -109,11 +130,18 @@ async function auditDenial(
 ): Promise<void> {
   const { route, req, principal } = context;
   const { namespace_id: knownNamespace, credential_id: knownCredential, ...rest } = error.details;
-  const details = toJsonText({ method: route.method, route: route.path, namespace: req.params.ns, ...rest });
+  const details = toJsonText({
+    method: route.method,
+    route: route.path,
+    namespace: req.params.ns,
+    ...rest,
+  });
   await withTx(database, (tx) =>
     writeAudit(tx, {
-      namespaceId: principal?.namespaceId ?? (typeof knownNamespace === 'string' ? knownNamespace : null),
-      credentialId: principal?.credentialId ?? (typeof knownCredential === 'string' ? knownCredential : null),
+      namespaceId:
+        principal?.namespaceId ?? (typeof knownNamespace === 'string' ? knownNamespace : null),
+      credentialId:
+        principal?.credentialId ?? (typeof knownCredential === 'string' ? knownCredential : null),
       action: 'request.denied',
       outcome: 'denied',
       code: error.code,

@@ -58,7 +58,15 @@ function queueQuery(tx: Tx, namespaceId: string) {
   return tx.db
     .selectFrom('queues as q')
     .innerJoin('applications as a', 'a.id', 'q.application_id')
-    .select(['q.id', 'q.name', 'q.capacity', 'q.paused', 'q.revision', 'q.created_at', 'q.updated_at'])
+    .select([
+      'q.id',
+      'q.name',
+      'q.capacity',
+      'q.paused',
+      'q.revision',
+      'q.created_at',
+      'q.updated_at',
+    ])
     .select('a.name as application')
     .where('q.namespace_id', '=', namespaceId)
     .where('a.namespace_id', '=', namespaceId);
@@ -79,7 +87,11 @@ function toQueue(row: QueueRow): Queue {
   };
 }
 
-export async function findQueue(tx: Tx, namespaceId: string, name: string): Promise<Queue | undefined> {
+export async function findQueue(
+  tx: Tx,
+  namespaceId: string,
+  name: string,
+): Promise<Queue | undefined> {
   const row = await queueQuery(tx, namespaceId).where('q.name', '=', name).executeTakeFirst();
   return row && toQueue(row);
 }
@@ -102,7 +114,9 @@ export async function listQueues(
   namespaceId: string,
   page: { afterId: string | undefined; size: number },
 ): Promise<QueuePage> {
-  let query = queueQuery(tx, namespaceId).orderBy('q.id').limit(page.size + 1);
+  let query = queueQuery(tx, namespaceId)
+    .orderBy('q.id')
+    .limit(page.size + 1);
   if (page.afterId !== undefined) {
     query = query.where('q.id', '>', page.afterId);
   }

@@ -24,7 +24,9 @@ export function parseConnectionUrl(url: string): ConnectionConfig {
   if (/^(mysql|mariadb):\/\//.test(url)) {
     return parseMysqlUrl(url);
   }
-  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : url;
+  const path = url.startsWith('sqlite:')
+    ? url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')
+    : url;
   if (path === '') {
     throw new WeaveError('invalid_argument', 'database path is empty', { details: { path: 'db' } });
   }

@@ -13,9 +13,13 @@ export interface Dialect {
   /** Opens a write transaction. SQLite takes the write lock up front (no upgrade deadlocks). */
   readonly beginSql: string;
   /** Row lock for the rest of the transaction; SQLite's BEGIN IMMEDIATE already serialises. */
-  forUpdate<DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  forUpdate<DB, TB extends keyof DB, O>(
+    qb: SelectQueryBuilder<DB, TB, O>,
+  ): SelectQueryBuilder<DB, TB, O>;
   /** Shared row lock (the credential in seed 002 §1 step 1). */
-  forShare<DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  forShare<DB, TB extends keyof DB, O>(
+    qb: SelectQueryBuilder<DB, TB, O>,
+  ): SelectQueryBuilder<DB, TB, O>;
   /** Lock and skip rows other transactions hold (claiming). */
   forUpdateSkipLocked<DB, TB extends keyof DB, O>(
     qb: SelectQueryBuilder<DB, TB, O>,
@@ -29,7 +33,9 @@ export interface Dialect {
 export type RetryReason = 'deadlock' | 'lock_wait_timeout' | 'busy';
 
 function errorProperty(error: unknown, key: 'code' | 'errno'): unknown {
-  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[key] : undefined;
+  return typeof error === 'object' && error !== null
+    ? (error as Record<string, unknown>)[key]
+    : undefined;
 }
 
 const MYSQL_CONNECTION_CODES = new Set([

@@ -61,9 +61,16 @@ async function migrateMysql(config: MysqlConfig): Promise<MigrateResult> {
   const files = loadMigrationFiles('mysql');
   // multipleStatements only on this connection (STYLE.md §3).
   const { kind: _kind, ...connection } = config;
-  const conn = await createConnection({ ...connection, multipleStatements: true, charset: 'utf8mb4' });
+  const conn = await createConnection({
+    ...connection,
+    multipleStatements: true,
+    charset: 'utf8mb4',
+  });
   try {
-    const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', ['weave.migrate', MIGRATION_LOCK_TIMEOUT_S]);
+    const [lockRows] = await conn.query('SELECT GET_LOCK(?, ?) AS ok', [
+      'weave.migrate',
+      MIGRATION_LOCK_TIMEOUT_S,
+    ]);
     if (Number((lockRows as { ok: unknown }[])[0]?.ok) !== 1) {
       throw new Error('another process holds the migration lock for too long');
     }
@@ -77,7 +84,10 @@ async function migrateMysql(config: MysqlConfig): Promise<MigrateResult> {
   }
 }
 
-async function applyMysql(conn: Connection, files: readonly MigrationFile[]): Promise<MigrateResult> {
+async function applyMysql(
+  conn: Connection,
+  files: readonly MigrationFile[],
+): Promise<MigrateResult> {
   await conn.query(MIGRATIONS_TABLE_SQL.mysql);
   const [rows] = await conn.query('SELECT version, checksum, state FROM schema_migrations');
   const applied = (rows as { version: unknown; checksum: string; state: string }[]).map((r) => ({

@@ -39,7 +39,9 @@ export function loadMigrationFiles(dialect: DialectName): MigrationFile[] {
     });
   files.forEach((f, i) => {
     if (f.version !== i + 1) {
-      throw new Error(`migrations/${dialect} is not contiguous: expected ${i + 1}, found ${f.version}`);
+      throw new Error(
+        `migrations/${dialect} is not contiguous: expected ${i + 1}, found ${f.version}`,
+      );
     }
   });
   return files;

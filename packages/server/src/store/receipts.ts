@@ -25,7 +25,8 @@ export interface StoredResponse {
   readonly body: string;
 }
 
-export type ReceiptClaim = { readonly kind: 'new' } | { readonly kind: 'replay'; readonly response: StoredResponse };
+export type ReceiptClaim =
+  { readonly kind: 'new' } | { readonly kind: 'replay'; readonly response: StoredResponse };
 
 export async function claimReceipt(tx: Tx, key: ReceiptKey): Promise<ReceiptClaim> {
   const existing = await findReceipt(tx, key);
@@ -79,7 +80,11 @@ async function findReceipt(tx: Tx, key: ReceiptKey): Promise<ReceiptClaim | unde
   return { kind: 'replay', response: { status: toInt(row.status_code), body: row.response } };
 }
 
-export async function completeReceipt(tx: Tx, key: ReceiptKey, response: StoredResponse): Promise<void> {
+export async function completeReceipt(
+  tx: Tx,
+  key: ReceiptKey,
+  response: StoredResponse,
+): Promise<void> {
   await tx.db
     .updateTable('receipts')
     .set({ status_code: response.status, response: response.body })

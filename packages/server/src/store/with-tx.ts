@@ -63,7 +63,12 @@ async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promi
     await db.executeQuery(CompiledQuery.raw(database.dialect.beginSql));
     try {
       const now = await readNow(db, database.dialect);
-      const value = await fn({ db, now, dialect: database.dialect, afterCommit: (h) => hooks.push(h) });
+      const value = await fn({
+        db,
+        now,
+        dialect: database.dialect,
+        afterCommit: (h) => hooks.push(h),
+      });
       await db.executeQuery(CompiledQuery.raw('COMMIT'));
       return value;
     } catch (e: unknown) {

@@ -51,7 +51,11 @@ forEachDialect((dialect) => {
     test('a key without the scope gets 403 and an audit row naming the credential', async () => {
       const key = await t.keyWith('ns', ['tasks:read']);
       const client = t.clientFor('ns', key);
-      await expectCode(client.createQueue({ name: 'nope', application: 'app' }), 'permission_denied', 403);
+      await expectCode(
+        client.createQueue({ name: 'nope', application: 'app' }),
+        'permission_denied',
+        403,
+      );
       const rows = await deniedRows('permission_denied');
       const last = rows[rows.length - 1];
       assert.ok(last);
@@ -61,7 +65,11 @@ forEachDialect((dialect) => {
     });
 
     test('a key limited to some queues gets 403 on the others', async () => {
-      const { key } = await t.admin.createCredential({ name: 'limited', scopes: ['admin'], queues: ['q1'] });
+      const { key } = await t.admin.createCredential({
+        name: 'limited',
+        scopes: ['admin'],
+        queues: ['q1'],
+      });
       assert.ok(key);
       const client = t.clientFor('ns', key);
       assert.equal((await client.getQueue('q1')).queue.name, 'q1');
@@ -69,7 +77,10 @@ forEachDialect((dialect) => {
     });
 
     test("another namespace's objects answer 404, not 403, and the attempt is audited", async () => {
-      const otherKey = await t.keyWith('other', ['admin'], { application: 'app2', queues: ['secret'] });
+      const otherKey = await t.keyWith('other', ['admin'], {
+        application: 'app2',
+        queues: ['secret'],
+      });
       const before = (await deniedRows('not_found')).length;
       // The admin of `ns` asks for namespace `other`: indistinguishable from a missing namespace.
       await expectCode(t.clientFor('other', t.adminKey).getQueue('secret'), 'not_found', 404);
@@ -79,7 +90,10 @@ forEachDialect((dialect) => {
     });
 
     test('a revoked key gets 401 at once, with an audit row', async () => {
-      const { key, credential } = await t.admin.createCredential({ name: 'short-lived', scopes: ['admin'] });
+      const { key, credential } = await t.admin.createCredential({
+        name: 'short-lived',
+        scopes: ['admin'],
+      });
       assert.ok(key);
       const client = t.clientFor('ns', key);
       await client.listQueues();
@@ -93,7 +107,11 @@ forEachDialect((dialect) => {
 
     test('an expired key gets 401 (database clock), with an audit row', async () => {
       const soon = new Date(Date.now() + 1500).toISOString();
-      const { key } = await t.admin.createCredential({ name: 'expiring', scopes: ['admin'], expires_at: soon });
+      const { key } = await t.admin.createCredential({
+        name: 'expiring',
+        scopes: ['admin'],
+        expires_at: soon,
+      });
       assert.ok(key);
       const client = t.clientFor('ns', key);
       await client.listQueues();
@@ -116,8 +134,9 @@ forEachDialect((dialect) => {
       const { key } = await t.admin.createCredential({ name: 'hashed', scopes: ['tasks:read'] });
       assert.ok(key);
       const rows = await t.server.database.kysely.selectFrom('credentials').selectAll().execute();
-      const stored = JSON.stringify(rows.map((r) => ({ ...r, secret_hash: Buffer.from(r.secret_hash).toString('hex') })), (_k, v: unknown) =>
-        typeof v === 'bigint' ? v.toString() : v,
+      const stored = JSON.stringify(
+        rows.map((r) => ({ ...r, secret_hash: Buffer.from(r.secret_hash).toString('hex') })),
+        (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v),
       );
       assert.ok(!stored.includes(key.split('_')[2] ?? key));
       const listed = JSON.stringify(await t.admin.listCredentials());
@@ -130,7 +149,11 @@ forEachDialect((dialect) => {
       assert.ok(key);
       const client: WeaveClient = t.clientFor('ns', key);
       await client.createQueue({ name: 'logged', application: 'app' });
-      await expectCode(client.request('POST', '/queues', { body: { name: marker } }), 'invalid_argument', 400);
+      await expectCode(
+        client.request('POST', '/queues', { body: { name: marker } }),
+        'invalid_argument',
+        400,
+      );
       await expectCode(t.clientFor('ns', `${key}x`).listQueues(), 'unauthenticated', 401);
       const logs = t.logs.join('');
       assert.ok(logs.length > 0, 'the server logged nothing');

@@ -18,7 +18,10 @@ test('`weave dev --json` prints one line with a URL and a key that works on an a
     assert.equal((await fetch(`${info.url}/healthz`)).status, 200);
     const client = new WeaveClient({ url: info.url, namespace: 'dev', apiKey: info.key });
     const queues = await client.listQueues();
-    assert.deepEqual(queues.items.map((q) => q.name), ['default']);
+    assert.deepEqual(
+      queues.items.map((q) => q.name),
+      ['default'],
+    );
     const unauthenticated = await fetch(`${info.url}/v1/namespaces/dev/queues`);
     assert.equal(unauthenticated.status, 401);
   } finally {
@@ -39,17 +42,37 @@ forEachDialect((dialect) => {
     test('`weave bootstrap --json` then `weave server --db` serve a working key', async () => {
       const db = await createEmptyDatabase(dialect);
       cleanups.push(() => db.drop());
-      const boot = await runWeave(['bootstrap', '--db', db.url, '--namespace', 'acme', '--app', 'shop', '--queue', 'orders', '--queue', 'mail', '--json']);
+      const boot = await runWeave([
+        'bootstrap',
+        '--db',
+        db.url,
+        '--namespace',
+        'acme',
+        '--app',
+        'shop',
+        '--queue',
+        'orders',
+        '--queue',
+        'mail',
+        '--json',
+      ]);
       assert.equal(boot.code, 0, boot.stderr);
       const { namespace, key } = JSON.parse(boot.stdout) as { namespace: string; key: string };
       assert.equal(namespace, 'acme');
-      const server = await startWeave(['server', '--port', '0'], { WEAVE_DB: db.url, WEAVE_LOG_LEVEL: 'warn' }, { readyOn: 'stderr' });
+      const server = await startWeave(
+        ['server', '--port', '0'],
+        { WEAVE_DB: db.url, WEAVE_LOG_LEVEL: 'warn' },
+        { readyOn: 'stderr' },
+      );
       try {
         const url = /listening at (\S+)/.exec(server.firstLine)?.[1] ?? '';
         assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
         assert.equal((await fetch(`${url}/readyz`)).status, 200);
         const client = new WeaveClient({ url, namespace: 'acme', apiKey: key });
-        assert.deepEqual((await client.listQueues()).items.map((q) => q.name).sort(), ['mail', 'orders']);
+        assert.deepEqual((await client.listQueues()).items.map((q) => q.name).sort(), [
+          'mail',
+          'orders',
+        ]);
       } finally {
         assert.equal(await server.stop(), 0, server.stderr());
       }
@@ -58,11 +81,23 @@ forEachDialect((dialect) => {
     test('`weave bootstrap --workflow-access` grants the definition scope only', async () => {
       const db = await createEmptyDatabase(dialect);
       cleanups.push(() => db.drop());
-      const boot = await runWeave(['bootstrap', '--db', db.url, '--namespace', 'wf', '--workflow-access', '--json']);
+      const boot = await runWeave([
+        'bootstrap',
+        '--db',
+        db.url,
+        '--namespace',
+        'wf',
+        '--workflow-access',
+        '--json',
+      ]);
       assert.equal(boot.code, 0, boot.stderr);
       const admin = await runWeave(['bootstrap', '--db', db.url, '--namespace', 'wf', '--json']);
       const adminKey = (JSON.parse(admin.stdout) as { key: string }).key;
-      const server = await startWeave(['server', '--port', '0', '--db', db.url], { WEAVE_LOG_LEVEL: 'warn' }, { readyOn: 'stderr' });
+      const server = await startWeave(
+        ['server', '--port', '0', '--db', db.url],
+        { WEAVE_LOG_LEVEL: 'warn' },
+        { readyOn: 'stderr' },
+      );
       try {
         const url = /listening at (\S+)/.exec(server.firstLine)?.[1] ?? '';
         const client = new WeaveClient({ url, namespace: 'wf', apiKey: adminKey });

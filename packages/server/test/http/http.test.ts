@@ -14,14 +14,24 @@ interface ErrorShape {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }
 
-async function raw(t: TestServer, method: string, path: string, init: { body?: string | Buffer; headers?: Record<string, string> } = {}) {
+async function raw(
+  t: TestServer,
+  method: string,
+  path: string,
+  init: { body?: string | Buffer; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${t.server.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${t.adminKey}`, ...init.headers },
     ...(init.body === undefined ? {} : { body: init.body }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: JSON.parse(text) as unknown };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    json: JSON.parse(text) as unknown,
+  };
 }
 
 function assertErrorShape(body: unknown, code: string): ErrorShape['error'] {
@@ -35,8 +45,17 @@ function assertErrorShape(body: unknown, code: string): ErrorShape['error'] {
 
 async function tableCounts(t: TestServer) {
   const k = t.server.database.kysely;
-  const count = async (table: 'queues' | 'applications' | 'application_quotas' | 'receipts' | 'credentials') =>
-    Number((await k.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (
+    table: 'queues' | 'applications' | 'application_quotas' | 'receipts' | 'credentials',
+  ) =>
+    Number(
+      (
+        await k
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return {
     queues: await count('queues'),
     applications: await count('applications'),
@@ -57,7 +76,10 @@ forEachDialect((dialect) => {
     const json = { 'content-type': 'application/json' };
 
     test('malformed JSON → 400 malformed_json with the position', async () => {
-      const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', { body: '{"name": "x",\n "capacity": 01}', headers: json });
+      const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', {
+        body: '{"name": "x",\n "capacity": 01}',
+        headers: json,
+      });
       assert.equal(r.status, 400);
       const error = assertErrorShape(r.json, 'malformed_json');
       assert.equal(error.details?.position, 28);
@@ -65,7 +87,10 @@ forEachDialect((dialect) => {
     });
 
     test('a duplicate key in the body → 400 naming the path', async () => {
-      const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', { body: '{"name":"a","name":"b"}', headers: json });
+      const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', {
+        body: '{"name":"a","name":"b"}',
+        headers: json,
+      });
       assert.equal(r.status, 400);
       const error = assertErrorShape(r.json, 'malformed_json');
       assert.equal(error.details?.path, '$');
@@ -89,7 +114,10 @@ forEachDialect((dialect) => {
     });
 
     test('a body that is not JSON → 415 unsupported_media_type', async () => {
-      const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', { body: 'name=x', headers: { 'content-type': 'text/plain' } });
+      const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', {
+        body: 'name=x',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(r.status, 415);
       assertErrorShape(r.json, 'unsupported_media_type');
     });
@@ -104,7 +132,10 @@ forEachDialect((dialect) => {
         [[1, 2], '$'],
       ];
       for (const [body, path] of cases) {
-        const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', { body: JSON.stringify(body), headers: json });
+        const r = await raw(t, 'POST', '/v1/namespaces/ns/queues', {
+          body: JSON.stringify(body),
+          headers: json,
+        });
         assert.equal(r.status, 400, JSON.stringify(body));
         assert.equal(assertErrorShape(r.json, 'invalid_argument').details?.path, path);
       }
@@ -112,35 +143,61 @@ forEachDialect((dialect) => {
 
     test('a failed request leaves the database as it was', async () => {
       const before = await tableCounts(t);
-      await assert.rejects(t.admin.createApplication({ name: 'BAD' }), (e) => isWeaveApiError(e) && e.code === 'invalid_argument');
-      await assert.rejects(t.admin.createQueue({ name: 'fine', application: 'missing' }, 'k-fail'), (e) => isWeaveApiError(e));
-      await assert.rejects(t.admin.createQueue({ name: 'q1', application: 'app' }), (e) => isWeaveApiError(e) && e.code === 'already_exists');
+      await assert.rejects(
+        t.admin.createApplication({ name: 'BAD' }),
+        (e) => isWeaveApiError(e) && e.code === 'invalid_argument',
+      );
+      await assert.rejects(
+        t.admin.createQueue({ name: 'fine', application: 'missing' }, 'k-fail'),
+        (e) => isWeaveApiError(e),
+      );
+      await assert.rejects(
+        t.admin.createQueue({ name: 'q1', application: 'app' }),
+        (e) => isWeaveApiError(e) && e.code === 'already_exists',
+      );
       assert.deepEqual(await tableCounts(t), before);
     });
 
     test('an Idempotency-Key replay returns the original response; another body → 409', async () => {
-      const first = await t.admin.requestRaw('POST', '/queues', { body: { name: 'idem', application: 'app', capacity: 5 }, idempotencyKey: 'key-1' });
+      const first = await t.admin.requestRaw('POST', '/queues', {
+        body: { name: 'idem', application: 'app', capacity: 5 },
+        idempotencyKey: 'key-1',
+      });
       assert.equal(first.status, 201);
-      const again = await t.admin.requestRaw('POST', '/queues', { body: { capacity: 5, application: 'app', name: 'idem' }, idempotencyKey: 'key-1' });
+      const again = await t.admin.requestRaw('POST', '/queues', {
+        body: { capacity: 5, application: 'app', name: 'idem' },
+        idempotencyKey: 'key-1',
+      });
       assert.equal(again.status, 201);
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(again.body, first.body);
       await assert.rejects(
-        t.admin.requestRaw('POST', '/queues', { body: { name: 'idem', application: 'app', capacity: 6 }, idempotencyKey: 'key-1' }),
+        t.admin.requestRaw('POST', '/queues', {
+          body: { name: 'idem', application: 'app', capacity: 6 },
+          idempotencyKey: 'key-1',
+        }),
         (e) => isWeaveApiError(e) && e.code === 'idempotency_conflict' && e.status === 409,
       );
     });
 
     test('a credential replay never shows the key again', async () => {
-      const first = await t.admin.createCredential({ name: 'once', scopes: ['tasks:read'] }, 'cred-1');
+      const first = await t.admin.createCredential(
+        { name: 'once', scopes: ['tasks:read'] },
+        'cred-1',
+      );
       assert.ok(first.key);
-      const again = await t.admin.createCredential({ name: 'once', scopes: ['tasks:read'] }, 'cred-1');
+      const again = await t.admin.createCredential(
+        { name: 'once', scopes: ['tasks:read'] },
+        'cred-1',
+      );
       assert.equal(again.key, undefined);
       assert.equal(again.credential.id, first.credential.id);
     });
 
     test('the request id is echoed, or made when absent', async () => {
-      const given = await raw(t, 'GET', '/v1/namespaces/ns/queues', { headers: { 'x-request-id': 'req-123' } });
+      const given = await raw(t, 'GET', '/v1/namespaces/ns/queues', {
+        headers: { 'x-request-id': 'req-123' },
+      });
       assert.equal(given.headers.get('x-request-id'), 'req-123');
       const made = await raw(t, 'GET', '/v1/namespaces/ns/queues');
       assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
@@ -155,16 +212,27 @@ forEachDialect((dialect) => {
     });
 
     test('/v1/openapi.json describes every registered route', async () => {
-      const doc = (await (await fetch(`${t.server.url}/v1/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { 'x-weave-scope': string }>> };
+      const doc = (await (await fetch(`${t.server.url}/v1/openapi.json`)).json()) as {
+        openapi: string;
+        paths: Record<string, Record<string, { 'x-weave-scope': string }>>;
+      };
       assert.equal(doc.openapi, '3.1.0');
-      assert.equal(doc.paths['/v1/namespaces/{ns}/queues/{queue}']?.get?.['x-weave-scope'], 'admin');
+      assert.equal(
+        doc.paths['/v1/namespaces/{ns}/queues/{queue}']?.get?.['x-weave-scope'],
+        'admin',
+      );
       assert.ok(doc.paths['/v1/namespaces/{ns}/credentials/{id}']?.delete);
     });
 
     test('queues and applications round-trip through the admin API', async () => {
-      const { application } = await t.admin.createApplication({ name: 'billing', quota: { max_active_tasks: 7 } });
+      const { application } = await t.admin.createApplication({
+        name: 'billing',
+        quota: { max_active_tasks: 7 },
+      });
       assert.equal(application.quota.max_active_tasks, 7);
-      const changed = await t.admin.updateApplication('billing', { quota: { max_active_tasks: 9 } });
+      const changed = await t.admin.updateApplication('billing', {
+        quota: { max_active_tasks: 9 },
+      });
       assert.equal(changed.application.quota.max_active_tasks, 9);
       assert.equal(changed.application.revision, '2');
       await t.admin.createQueue({ name: 'invoices', application: 'billing', capacity: 3 });

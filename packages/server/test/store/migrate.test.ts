@@ -12,9 +12,13 @@ import type { TestDatabase } from '../support/databases.js';
 
 const WEAVE_BIN = fileURLToPath(new URL('../../../bin/weave.js', import.meta.url));
 
-function runWeave(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runWeave(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [WEAVE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -34,21 +38,27 @@ async function migrationRows(database: Database) {
 test('pendingMigrations refuses a database that is ahead of the code', () => {
   const files = loadMigrationFiles('sqlite');
   assert.throws(
-    () => pendingMigrations(files, [{ version: files.length + 1, checksum: 'x', state: 'applied' }]),
+    () =>
+      pendingMigrations(files, [{ version: files.length + 1, checksum: 'x', state: 'applied' }]),
     /ahead of the code/,
   );
 });
 
 test('pendingMigrations refuses an applied migration whose file changed', () => {
   const files = loadMigrationFiles('sqlite');
-  assert.throws(() => pendingMigrations(files, [{ version: 1, checksum: 'other', state: 'applied' }]), /changed/);
+  assert.throws(
+    () => pendingMigrations(files, [{ version: 1, checksum: 'other', state: 'applied' }]),
+    /changed/,
+  );
 });
 
 test('pendingMigrations re-runs a migration left half-applied by a crash', () => {
   const files = loadMigrationFiles('mysql');
   const first = files[0];
   assert.ok(first);
-  const pending = pendingMigrations(files, [{ version: 1, checksum: first.checksum, state: 'applying' }]);
+  const pending = pendingMigrations(files, [
+    { version: 1, checksum: first.checksum, state: 'applying' },
+  ]);
   assert.equal(pending[0]?.version, 1);
 });
 
@@ -61,7 +71,10 @@ forEachDialect((dialect) => {
     after(() => empty.drop());
 
     test('two `weave migrate` processes started at once both exit 0 and apply each migration once', async () => {
-      const [a, b] = await Promise.all([runWeave(['migrate', '--db', empty.url]), runWeave(['migrate', '--db', empty.url])]);
+      const [a, b] = await Promise.all([
+        runWeave(['migrate', '--db', empty.url]),
+        runWeave(['migrate', '--db', empty.url]),
+      ]);
       assert.equal(a.code, 0, a.stderr);
       assert.equal(b.code, 0, b.stderr);
       const database = openDatabase(empty.url);

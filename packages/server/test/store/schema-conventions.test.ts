@@ -64,7 +64,9 @@ async function columnsOf(db: MigratedDatabase): Promise<Map<string, string>> {
     SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`.execute(k);
   for (const { name } of tables.rows) {
     out.set(name, comments.get(name) ?? '');
-    const cols = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${name})`.execute(k);
+    const cols = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${name})`.execute(
+      k,
+    );
     cols.rows.forEach((c) => out.set(`${name}.${c.name}`, comments.get(`${name}.${c.name}`) ?? ''));
   }
   return out;
@@ -97,7 +99,9 @@ forEachDialect((dialect) => {
     test('[A4.7] every table and every column has a Chinese comment', async () => {
       const columns = await columnsOf(db);
       assert.ok(columns.size > 10);
-      const missing = [...columns].filter(([, comment]) => !HAN.test(comment)).map(([name]) => name);
+      const missing = [...columns]
+        .filter(([, comment]) => !HAN.test(comment))
+        .map(([name]) => name);
       assert.deepEqual(missing, []);
       shapes.set(dialect, [...columns.keys()].sort());
     });
@@ -128,9 +132,18 @@ forEachDialect((dialect) => {
         .select('idempotency_key')
         .where('idempotency_key', '=', 'k ')
         .execute();
-      assert.deepEqual(rows.map((r) => r.idempotency_key), ['k ']);
-      const all = await db.database.kysely.selectFrom('receipts').select('idempotency_key').execute();
-      assert.deepEqual(all.map((r) => r.idempotency_key).sort(), ['K', 'k', 'k ', 'k\u00a0'].sort());
+      assert.deepEqual(
+        rows.map((r) => r.idempotency_key),
+        ['k '],
+      );
+      const all = await db.database.kysely
+        .selectFrom('receipts')
+        .select('idempotency_key')
+        .execute();
+      assert.deepEqual(
+        all.map((r) => r.idempotency_key).sort(),
+        ['K', 'k', 'k ', 'k\u00a0'].sort(),
+      );
     });
   });
 });

@@ -39,12 +39,19 @@ forEachDialect((dialect) => {
       await assert.rejects(
         withTx(db.database, async (tx) => {
           tx.afterCommit(() => (hookRan = true));
-          await tx.db.insertInto('namespaces').values({ name: 'rolled-back', created_at: tx.now }).execute();
+          await tx.db
+            .insertInto('namespaces')
+            .values({ name: 'rolled-back', created_at: tx.now })
+            .execute();
           throw new Error('boom');
         }),
         /boom/,
       );
-      const rows = await db.database.kysely.selectFrom('namespaces').selectAll().where('name', '=', 'rolled-back').execute();
+      const rows = await db.database.kysely
+        .selectFrom('namespaces')
+        .selectAll()
+        .where('name', '=', 'rolled-back')
+        .execute();
       assert.equal(rows.length, 0);
       assert.equal(hookRan, false);
     });
@@ -53,43 +60,59 @@ forEachDialect((dialect) => {
       const seen: number[] = [];
       await withTx(db.database, async (tx) => {
         tx.afterCommit(() => seen.push(1));
-        await tx.db.insertInto('namespaces').values({ name: 'committed', created_at: tx.now }).execute();
+        await tx.db
+          .insertInto('namespaces')
+          .values({ name: 'committed', created_at: tx.now })
+          .execute();
         assert.deepEqual(seen, []);
       });
       assert.deepEqual(seen, [1]);
     });
 
-    test('a transaction chosen as a deadlock victim is retried and succeeds', { skip: dialect === 'sqlite' && 'SQLite serialises writers: no deadlocks' }, async () => {
-      await withTx(db.database, async (tx) => {
-        await tx.db.insertInto('namespaces').values([{ name: 'dl-a', created_at: tx.now }, { name: 'dl-b', created_at: tx.now }]).execute();
-      });
-      const retries: string[] = [];
-      let aLocked!: () => void;
-      let bLocked!: () => void;
-      const aHas = new Promise<void>((r) => (aLocked = r));
-      const bHas = new Promise<void>((r) => (bLocked = r));
-      // Each transaction locks one row, waits until the other holds the other row, then asks
-      // for it: a real deadlock, which InnoDB breaks by failing one of them with 1213.
-      const run = (first: string, second: string, mine: () => void, theirs: Promise<void>) => {
-        let attempt = 0;
-        return withTx(
-          db.database,
-          async (tx) => {
-            attempt++;
-            await sql`SELECT id FROM namespaces WHERE name = ${first} FOR UPDATE`.execute(tx.db);
-            if (attempt === 1) {
-              mine();
-              await theirs;
-            }
-            await sql`SELECT id FROM namespaces WHERE name = ${second} FOR UPDATE`.execute(tx.db);
-            return attempt;
-          },
-          { onRetry: (reason) => retries.push(reason) },
-        );
-      };
-      const attempts = await Promise.all([run('dl-a', 'dl-b', aLocked, bHas), run('dl-b', 'dl-a', bLocked, aHas)]);
-      assert.deepEqual(retries, ['deadlock']);
-      assert.deepEqual([...attempts].sort(), [1, 2]);
-    });
+    test(
+      'a transaction chosen as a deadlock victim is retried and succeeds',
+      { skip: dialect === 'sqlite' && 'SQLite serialises writers: no deadlocks' },
+      async () => {
+        await withTx(db.database, async (tx) => {
+          await tx.db
+            .insertInto('namespaces')
+            .values([
+              { name: 'dl-a', created_at: tx.now },
+              { name: 'dl-b', created_at: tx.now },
+            ])
+            .execute();
+        });
+        const retries: string[] = [];
+        let aLocked!: () => void;
+        let bLocked!: () => void;
+        const aHas = new Promise<void>((r) => (aLocked = r));
+        const bHas = new Promise<void>((r) => (bLocked = r));
+        // Each transaction locks one row, waits until the other holds the other row, then asks
+        // for it: a real deadlock, which InnoDB breaks by failing one of them with 1213.
+        const run = (first: string, second: string, mine: () => void, theirs: Promise<void>) => {
+          let attempt = 0;
+          return withTx(
+            db.database,
+            async (tx) => {
+              attempt++;
+              await sql`SELECT id FROM namespaces WHERE name = ${first} FOR UPDATE`.execute(tx.db);
+              if (attempt === 1) {
+                mine();
+                await theirs;
+              }
+              await sql`SELECT id FROM namespaces WHERE name = ${second} FOR UPDATE`.execute(tx.db);
+              return attempt;
+            },
+            { onRetry: (reason) => retries.push(reason) },
+          );
+        };
+        const attempts = await Promise.all([
+          run('dl-a', 'dl-b', aLocked, bHas),
+          run('dl-b', 'dl-a', bLocked, aHas),
+        ]);
+        assert.deepEqual(retries, ['deadlock']);
+        assert.deepEqual([...attempts].sort(), [1, 2]);
+      },
+    );
   });
 });

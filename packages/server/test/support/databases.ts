@@ -45,7 +45,9 @@ function mysqlBase(): Omit<MysqlConfig, 'kind'> {
 }
 
 /** The engines every storage suite runs on. */
-export const DIALECTS: readonly DialectName[] = (await probeMysql()) ? ['sqlite', 'mysql'] : ['sqlite'];
+export const DIALECTS: readonly DialectName[] = (await probeMysql())
+  ? ['sqlite', 'mysql']
+  : ['sqlite'];
 
 /** `forEachDialect((d) => describe(d, () => …))` (Kysely's DIALECTS idea). */
 export function forEachDialect(fn: (dialect: DialectName) => void): void {
@@ -76,7 +78,8 @@ export async function createEmptyDatabase(dialect: DialectName): Promise<TestDat
   const admin = await createConnection(base);
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin`);
   await admin.end();
-  const auth = base.password === '' ? base.user : `${base.user}:${encodeURIComponent(base.password)}`;
+  const auth =
+    base.password === '' ? base.user : `${base.user}:${encodeURIComponent(base.password)}`;
   return {
     url: `mysql://${auth}@${base.host}:${base.port}/${name}`,
     dialect,

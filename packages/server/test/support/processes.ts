@@ -13,7 +13,10 @@ export interface Finished {
 
 export function runWeave(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [WEAVE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -41,7 +44,10 @@ export function startWeave(
   env: NodeJS.ProcessEnv = {},
   options: { readyOn?: 'stdout' | 'stderr'; timeoutMs?: number } = {},
 ): Promise<Running> {
-  const child = spawn(process.execPath, [WEAVE_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -49,7 +55,11 @@ export function startWeave(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`weave ${args[0] ?? ''} printed nothing within ${options.timeoutMs ?? 20_000} ms: ${err}`));
+      reject(
+        new Error(
+          `weave ${args[0] ?? ''} printed nothing within ${options.timeoutMs ?? 20_000} ms: ${err}`,
+        ),
+      );
     }, options.timeoutMs ?? 20_000);
     let out = '';
     const onData = (d: Buffer) => {
@@ -70,6 +80,8 @@ export function startWeave(
       }
     };
     stream.on('data', onData);
-    void exited.then((code) => reject(new Error(`weave ${args[0] ?? ''} exited (${code}) before printing: ${err}`)));
+    void exited.then((code) =>
+      reject(new Error(`weave ${args[0] ?? ''} exited (${code}) before printing: ${err}`)),
+    );
   });
 }

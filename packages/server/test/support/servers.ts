@@ -21,7 +21,11 @@ export interface TestServer {
   readonly logs: string[];
   clientFor(namespace: string, apiKey: string): WeaveClient;
   /** A key with the given scopes in a namespace (created if missing). */
-  keyWith(namespace: string, scopes: readonly Scope[], options?: { application?: string; queues?: readonly string[] }): Promise<string>;
+  keyWith(
+    namespace: string,
+    scopes: readonly Scope[],
+    options?: { application?: string; queues?: readonly string[] },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -37,7 +41,13 @@ export async function startTestServer(
       done();
     },
   });
-  const server = await Server.start({ db: db.url, port: 0, logLevel: 'debug', logStream, ...options });
+  const server = await Server.start({
+    db: db.url,
+    port: 0,
+    logLevel: 'debug',
+    logStream,
+    ...options,
+  });
   const keyWith: TestServer['keyWith'] = async (namespace, scopes, extra = {}) =>
     (
       await bootstrap(server.database, {
@@ -49,7 +59,8 @@ export async function startTestServer(
       })
     ).key;
   const adminKey = await keyWith('ns', ['admin'], { application: 'app', queues: ['q1'] });
-  const clientFor = (namespace: string, apiKey: string) => new WeaveClient({ url: server.url, namespace, apiKey });
+  const clientFor = (namespace: string, apiKey: string) =>
+    new WeaveClient({ url: server.url, namespace, apiKey });
   return {
     server,
     db,

@@ -32,7 +32,10 @@ export const applicationRoutes: Route[] = [
       required: ['name'],
       properties: {
         name: { type: 'string', pattern: NAME_PATTERN.source },
-        quota: { type: 'object', properties: { max_active_tasks: { type: 'integer', minimum: 1 } } },
+        quota: {
+          type: 'object',
+          properties: { max_active_tasks: { type: 'integer', minimum: 1 } },
+        },
       },
     },
     async handle(ctx) {
@@ -40,7 +43,10 @@ export const applicationRoutes: Route[] = [
       rejectUnknown(body, ['name', 'quota']);
       const name = requireString(body, 'name');
       const maxActiveTasks = readQuota(ctx, true) ?? 10_000;
-      const app = await createApplication(ctx.tx, ctx.principal.namespaceId, { name, maxActiveTasks });
+      const app = await createApplication(ctx.tx, ctx.principal.namespaceId, {
+        name,
+        maxActiveTasks,
+      });
       await auditChange(ctx, 'application.create', { type: 'application', id: name });
       return { status: 201, body: { application: applicationView(app) } };
     },
@@ -51,7 +57,11 @@ export const applicationRoutes: Route[] = [
     scope: 'admin',
     summary: 'Get an application and its quota',
     async handle(ctx) {
-      const app = await getApplication(ctx.tx, ctx.principal.namespaceId, ctx.params.application ?? '');
+      const app = await getApplication(
+        ctx.tx,
+        ctx.principal.namespaceId,
+        ctx.params.application ?? '',
+      );
       return { status: 200, body: { application: applicationView(app) } };
     },
   },
@@ -64,7 +74,10 @@ export const applicationRoutes: Route[] = [
     requestSchema: {
       type: 'object',
       properties: {
-        quota: { type: 'object', properties: { max_active_tasks: { type: 'integer', minimum: 1 } } },
+        quota: {
+          type: 'object',
+          properties: { max_active_tasks: { type: 'integer', minimum: 1 } },
+        },
         disabled: { type: 'boolean' },
       },
     },

@@ -4,16 +4,26 @@ import type { Scope } from '@weave/sdk/protocol';
 import { createCredential, listCredentials, revokeCredential } from '../../auth/credentials.js';
 import { WeaveError } from '../../errors.js';
 import { auditChange } from '../audit-change.js';
-import { expectObject, readInstant, readStringArray, rejectUnknown, requireString } from '../fields.js';
+import {
+  expectObject,
+  readInstant,
+  readStringArray,
+  rejectUnknown,
+  requireString,
+} from '../fields.js';
 import { credentialView } from '../presenters.js';
 import type { Route } from '../route.js';
 
 function readScopes(values: readonly string[]): Scope[] {
   return values.map((s, i) => {
     if (!isScope(s)) {
-      throw new WeaveError('invalid_argument', `$.scopes[${i}] must be one of ${SCOPES.join(', ')}`, {
-        details: { path: `$.scopes[${i}]` },
-      });
+      throw new WeaveError(
+        'invalid_argument',
+        `$.scopes[${i}] must be one of ${SCOPES.join(', ')}`,
+        {
+          details: { path: `$.scopes[${i}]` },
+        },
+      );
     }
     return s;
   });
@@ -40,11 +50,16 @@ export const credentialRoutes: Route[] = [
       const body = expectObject(ctx.body);
       rejectUnknown(body, ['name', 'scopes', 'queues', 'expires_at']);
       const name = requireString(body, 'name', { maxLength: 191 });
-      const scopes = readScopes(readStringArray(body, 'scopes', { minItems: 1, maxItems: SCOPES.length }) ?? []);
+      const scopes = readScopes(
+        readStringArray(body, 'scopes', { minItems: 1, maxItems: SCOPES.length }) ?? [],
+      );
       if (scopes.length === 0) {
-        throw new WeaveError('invalid_argument', '$.scopes is required', { details: { path: '$.scopes' } });
+        throw new WeaveError('invalid_argument', '$.scopes is required', {
+          details: { path: '$.scopes' },
+        });
       }
-      const queues = readStringArray(body, 'queues', { pattern: NAME_PATTERN, maxItems: 1000 }) ?? null;
+      const queues =
+        readStringArray(body, 'queues', { pattern: NAME_PATTERN, maxItems: 1000 }) ?? null;
       const expiresAt = readInstant(body, 'expires_at') ?? null;
       const { credential, key } = await createCredential(ctx.tx, ctx.principal.namespaceId, {
         name,
@@ -75,7 +90,11 @@ export const credentialRoutes: Route[] = [
     operation: 'credential.revoke',
     summary: 'Revoke a credential at once',
     async handle(ctx) {
-      const credential = await revokeCredential(ctx.tx, ctx.principal.namespaceId, ctx.params.id ?? '');
+      const credential = await revokeCredential(
+        ctx.tx,
+        ctx.principal.namespaceId,
+        ctx.params.id ?? '',
+      );
       await auditChange(ctx, 'credential.revoke', { type: 'credential', id: credential.id });
       return { status: 200, body: { credential: credentialView(credential) } };
     },

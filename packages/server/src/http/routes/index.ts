@@ -4,4 +4,8 @@ import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
 import { queueRoutes } from './queues.js';
 
-export const allRoutes: readonly Route[] = [...applicationRoutes, ...queueRoutes, ...credentialRoutes];
+export const allRoutes: readonly Route[] = [
+  ...applicationRoutes,
+  ...queueRoutes,
+  ...credentialRoutes,
+];
