@@ -8,6 +8,7 @@ import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
 import { createQueue, findQueue } from '../pulse/queues.js';
 import { createApplication, findApplication } from './applications.js';
+import { writeAudit } from './audit.js';
 import { createCredential } from './credentials.js';
 import { ensureNamespace } from './namespaces.js';
 
@@ -55,6 +56,15 @@ export function bootstrap(database: Database, input: BootstrapInput): Promise<Bo
       scopes: input.scopes,
       queues: null,
       expiresAt: null,
+    });
+    await writeAudit(tx, {
+      namespaceId: ns.id,
+      credentialId: null,
+      action: 'credential.create',
+      outcome: 'ok',
+      objectType: 'credential',
+      objectId: credential.id,
+      details: '{"via":"bootstrap"}',
     });
     return { namespace: ns.name, credentialId: credential.id, key };
   });

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { SCOPES } from '@weave/sdk/protocol';
 import { bootstrap } from '../auth/bootstrap.js';
 import { Server } from '../server.js';
-import { parseCommand, readHost, readLogLevel, readPort, untilSignal } from './options.js';
+import { parseCommand, readHost, readPort, untilSignal } from './options.js';
 
 const HELP = `usage: weave dev [--port N] [--host H] [--data DIR] [--json]
 
@@ -58,7 +58,6 @@ export async function runDev(argv: readonly string[]): Promise<number> {
       ].join('\n'),
     );
   }
-  void readLogLevel;
   await untilSignal();
   await server.stop();
   return 0;

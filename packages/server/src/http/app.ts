@@ -26,7 +26,7 @@ export interface HttpOptions {
   readonly logLevel?: string | false;
   /** Where logs go (default stdout); tests capture them here. */
   readonly logStream?: Writable;
-  /** Called when shutting down, before the database closes. */
+  /** The route table (default: every route of the API); tests may pass their own. */
   readonly routes?: readonly Route[];
 }
 
