@@ -7,6 +7,7 @@ import { runBootstrap } from './bootstrap-command.js';
 import { runDev } from './dev-command.js';
 import { runMigrate } from './migrate-command.js';
 import { runServer } from './server-command.js';
+import { runWorkflows } from './workflows-command.js';
 import { VERSION } from '../version.js';
 
 const USAGE = `usage: weave <command> [options]
@@ -16,6 +17,7 @@ commands:
   server     run a server (--db mysql://… or a SQLite path)
   migrate    apply database migrations (--db …) [--print]
   bootstrap  create a namespace, application, queues and a credential (--db … --namespace …)
+  workflows  validate FILE | simulate FILE --input JSON --results JSON (offline)
   version    print the version
 
 Run 'weave <command> --help' for the options of a command.`;
@@ -32,6 +34,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await runMigrate(rest);
       case 'bootstrap':
         return await runBootstrap(rest);
+      case 'workflows':
+        return await runWorkflows(rest);
       case 'version':
       case '--version':
         process.stdout.write(`weave ${VERSION}\n`);
