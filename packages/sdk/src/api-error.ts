@@ -6,6 +6,8 @@
  * try { await client.createQueue({ name: 'q', application: 'app' }); }
  * catch (e) { if (isWeaveApiError(e) && e.code === 'already_exists') { … } }
  */
+import type { Plain } from './plain.js';
+
 export class WeaveApiError extends Error {
   readonly code: string;
   readonly status: number;
@@ -36,4 +38,30 @@ export function isWeaveApiError(value: unknown): value is WeaveApiError {
     (value as { name?: unknown }).name === 'WeaveApiError' &&
     typeof (value as { code?: unknown }).code === 'string'
   );
+}
+
+/** An error answer (status + body) → `WeaveApiError`. */
+export function toApiError(response: Response, body: Plain): WeaveApiError {
+  const error = asRecord(body)?.error;
+  const e = asRecord(error ?? null) ?? {};
+  const code = typeof e.code === 'string' ? e.code : 'internal';
+  return new WeaveApiError({
+    code,
+    status: response.status,
+    message: typeof e.message === 'string' ? e.message : `HTTP ${response.status}`,
+    details:
+      typeof e.details === 'object' && e.details !== null
+        ? (e.details as Record<string, unknown>)
+        : {},
+    requestId: response.headers.get('x-request-id') ?? undefined,
+  });
+}
+
+function asRecord(value: Plain): Record<string, Plain> | undefined {
+  return typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !('kind' in value && 'text' in value)
+    ? value
+    : undefined;
 }

@@ -8,10 +8,28 @@
  */
 import { parse, stringify } from '@weave/json';
 import type { JsonInput } from '@weave/json';
-import { WeaveApiError } from './api-error.js';
+import { toApiError } from './api-error.js';
 import { toPlain } from './plain.js';
 import type { Plain } from './plain.js';
-import type { Application, Credential, CreatedCredential, Page, Queue } from './types.js';
+import type {
+  Application,
+  BatchCompletionAnswer,
+  BatchCompletionRequest,
+  ClaimRequest,
+  ClaimedTask,
+  Completion,
+  Credential,
+  CreatedCredential,
+  HeartbeatAnswer,
+  Page,
+  Queue,
+  ReviewRequest,
+  SubmitTaskInput,
+  Task,
+  TaskEvent,
+  TaskReceipt,
+  TaskStatus,
+} from './types.js';
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. `http://127.0.0.1:8420`. */
@@ -166,33 +184,121 @@ export class WeaveClient {
       `/credentials/${encodeURIComponent(id)}`,
     );
   }
+  /**
+   * Submit a task. With an idempotency key a retry (say after 429 `quota_exceeded`) is safe.
+   *
+   * @example
+   * const { task } = await client.submitTask('emails', { input: { to: 'a@b.c' } }, 'order-42');
+   */
+  submitTask(queue: string, input: SubmitTaskInput, idempotencyKey?: string) {
+    return this.request<{ task: Task }>(
+      'POST',
+      `/queues/${encodeURIComponent(queue)}/tasks`,
+      withKey({ body: { ...input } }, idempotencyKey),
+    );
+  }
+
+  /** @example const { task } = await client.getTask('42'); */
+  getTask(id: string) {
+    return this.request<{ task: Task }>('GET', `/tasks/${encodeURIComponent(id)}`);
+  }
+
+  /** @example await client.listTasks({ queue: 'emails', status: 'FAILED' }); */
+  listTasks(
+    filter: { queue?: string; status?: TaskStatus; page_size?: number; page_token?: string } = {},
+  ) {
+    return this.request<Page<Task>>('GET', '/tasks', { query: filter });
+  }
+
+  /** The raw status events of a task, one per revision. @example await client.listTaskEvents('42'); */
+  listTaskEvents(id: string) {
+    return this.request<{ items: TaskEvent[] }>('GET', `/tasks/${encodeURIComponent(id)}/events`);
+  }
+
+  /** Pending tasks cancel at once; running ones on their next heartbeat. @example await client.cancelTask('42'); */
+  cancelTask(id: string, idempotencyKey?: string) {
+    return this.request<TaskReceipt>(
+      'POST',
+      `/tasks/${encodeURIComponent(id)}/cancel`,
+      withKey({}, idempotencyKey),
+    );
+  }
+
+  /**
+   * Resolve a NEEDS_REVIEW task (scope tasks:review).
+   *
+   * @example
+   * await client.reviewTask('42', { action: 'succeed', output: { sent: true }, reason: 'checked the mail log' });
+   */
+  reviewTask(id: string, review: ReviewRequest, idempotencyKey?: string) {
+    return this.request<TaskReceipt>(
+      'POST',
+      `/tasks/${encodeURIComponent(id)}/review`,
+      withKey({ body: { ...review } }, idempotencyKey),
+    );
+  }
+
+  /**
+   * Many completions in one call, each whole or nothing on its own, optionally claiming the
+   * next tasks in the same transaction.
+   *
+   * @example
+   * const { receipts, errors, tasks } = await client.completeMany('emails', { completions, claim: { worker_id: 'w1', max_tasks: 10 } });
+   */
+  completeMany(queue: string, batch: BatchCompletionRequest) {
+    return this.request<BatchCompletionAnswer>(
+      'POST',
+      `/queues/${encodeURIComponent(queue)}/completions`,
+      { body: { ...batch } as JsonInput },
+    );
+  }
+
+  /**
+   * Claim tasks of a queue, long-polling up to `wait_ms`.
+   *
+   * @example
+   * const { tasks } = await client.claimTasks('emails', { worker_id: 'w1', max_tasks: 10, wait_ms: 20000 });
+   */
+  claimTasks(queue: string, request: ClaimRequest, signal?: AbortSignal) {
+    return this.request<{ tasks: ClaimedTask[] }>(
+      'POST',
+      `/queues/${encodeURIComponent(queue)}/claims`,
+      { body: { ...request }, ...(signal === undefined ? {} : { signal }) },
+    );
+  }
+
+  /** Declare that side effects begin. @example await client.startAttempt(t.task_id, t.attempt_id, t.permit); */
+  startAttempt(taskId: string, attemptId: string, permit: string) {
+    return this.request<TaskReceipt>('POST', `${attemptPath(taskId, attemptId)}/start`, {
+      body: { permit },
+    });
+  }
+
+  /** Extend the lease; says whether cancellation was requested. @example await client.heartbeat(t.task_id, t.attempt_id, t.permit); */
+  heartbeat(taskId: string, attemptId: string, permit: string) {
+    return this.request<HeartbeatAnswer>('POST', `${attemptPath(taskId, attemptId)}/heartbeat`, {
+      body: { permit },
+    });
+  }
+
+  /**
+   * Report the outcome of an attempt. Sending the identical completion again returns the same
+   * receipt.
+   *
+   * @example
+   * await client.completeAttempt(t.task_id, t.attempt_id, t.permit, { outcome: 'succeeded', result: { ok: true } });
+   */
+  completeAttempt(taskId: string, attemptId: string, permit: string, completion: Completion) {
+    return this.request<TaskReceipt>('POST', `${attemptPath(taskId, attemptId)}/complete`, {
+      body: { permit, ...completion } as JsonInput,
+    });
+  }
+}
+
+function attemptPath(taskId: string, attemptId: string): string {
+  return `/tasks/${encodeURIComponent(taskId)}/attempts/${encodeURIComponent(attemptId)}`;
 }
 
 function withKey(options: RequestOptions, idempotencyKey: string | undefined): RequestOptions {
   return idempotencyKey === undefined ? options : { ...options, idempotencyKey };
-}
-
-function toApiError(response: Response, body: Plain): WeaveApiError {
-  const error = asRecord(body)?.error;
-  const e = asRecord(error ?? null) ?? {};
-  const code = typeof e.code === 'string' ? e.code : 'internal';
-  return new WeaveApiError({
-    code,
-    status: response.status,
-    message: typeof e.message === 'string' ? e.message : `HTTP ${response.status}`,
-    details:
-      typeof e.details === 'object' && e.details !== null
-        ? (e.details as Record<string, unknown>)
-        : {},
-    requestId: response.headers.get('x-request-id') ?? undefined,
-  });
-}
-
-function asRecord(value: Plain): Record<string, Plain> | undefined {
-  return typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !('kind' in value && 'text' in value)
-    ? value
-    : undefined;
 }

@@ -9,8 +9,30 @@
 export { WeaveClient } from './client.js';
 export type { ClientOptions, RawResponse, RequestOptions } from './client.js';
 export { WeaveApiError, isWeaveApiError } from './api-error.js';
+export { Worker } from './worker.js';
+export type { TaskContext, TaskHandler, WorkerOptions } from './worker.js';
+export { NonRetryableError } from './worker-errors.js';
 export { toPlain } from './plain.js';
 export type { Plain } from './plain.js';
-export type { Application, Credential, CreatedCredential, Page, Queue } from './types.js';
+export type {
+  Application,
+  BatchCompletionAnswer,
+  BatchCompletionRequest,
+  ClaimRequest,
+  ClaimedTask,
+  Completion,
+  Credential,
+  CreatedCredential,
+  HeartbeatAnswer,
+  Page,
+  Queue,
+  RetryPolicy,
+  ReviewRequest,
+  SubmitTaskInput,
+  Task,
+  TaskEvent,
+  TaskReceipt,
+  TaskStatus,
+} from './types.js';
 export { ERROR_STATUS, SCOPES } from './protocol/index.js';
 export type { ErrorCode, Scope } from './protocol/index.js';

@@ -8,6 +8,8 @@ import { buildHttpApp } from './http/app.js';
 import type { Database } from './store/database.js';
 import { openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { startLeaseSweeper } from './pulse/lease-sweeper.js';
+import { TaskNotifier } from './pulse/task-notifier.js';
 
 export interface ServerOptions {
   /** `mysql://…` or a SQLite path. */
@@ -17,41 +19,62 @@ export interface ServerOptions {
   readonly logLevel?: string | false;
   readonly logStream?: Writable;
   readonly bodyLimitBytes?: number;
+  /** Lease and deadline sweep interval (default 1 s); `false` runs no sweeper (tests). */
+  readonly sweepIntervalMs?: number | false;
 }
 
-/** A background loop (runners arrive with later issues); stopped before the pool closes. */
+/** A background loop (e.g. the lease sweeper); stopped before the pool closes. */
 export interface BackgroundLoop {
   stop(): Promise<void>;
 }
+
+/** How long shutdown waits for in-flight requests before closing their connections. */
+const SHUTDOWN_GRACE_MS = 2_000;
 
 export class Server {
   readonly #app: FastifyInstance;
   readonly #database: Database;
   readonly #loops: BackgroundLoop[] = [];
+  readonly #notifier: TaskNotifier;
   #url = '';
   #stopping: Promise<void> | undefined;
 
-  private constructor(app: FastifyInstance, database: Database) {
+  private constructor(app: FastifyInstance, database: Database, notifier: TaskNotifier) {
     this.#app = app;
     this.#database = database;
+    this.#notifier = notifier;
   }
 
   static async start(options: ServerOptions): Promise<Server> {
     const database = openDatabase(options.db);
     try {
       await migrate(database);
+      const notifier = new TaskNotifier();
       const app = buildHttpApp({
         database,
+        notifier,
         ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
         ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
         ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
       });
-      const server = new Server(app, database);
+      const server = new Server(app, database, notifier);
       const address = await app.listen({
         port: options.port ?? 8420,
         host: options.host ?? '127.0.0.1',
       });
       server.#url = address.replace('[::1]', 'localhost');
+      if (options.sweepIntervalMs !== false) {
+        server.addLoop(
+          startLeaseSweeper({
+            database,
+            notifier,
+            ...(options.sweepIntervalMs === undefined
+              ? {}
+              : { intervalMs: options.sweepIntervalMs }),
+            onError: (e: unknown) => app.log.error({ err: e }, 'lease sweep failed'),
+          }),
+        );
+      }
       return server;
     } catch (e: unknown) {
       await database.close();
@@ -79,7 +102,15 @@ export class Server {
   }
 
   async #shutdown(): Promise<void> {
-    await this.#app.close();
+    // Release waiting long-polls first, so closing the listener does not wait up to 30 s.
+    this.#notifier.close();
+    // A connection whose client aborted a request (a worker stopping its long-poll) keeps Node's
+    // server.close() waiting until the keep-alive timeout (72 s in Fastify): in-flight requests
+    // get a grace period to finish, then what is left is closed.
+    const closing = this.#app.close();
+    const force = setTimeout(() => this.#app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await closing;
+    clearTimeout(force);
     await Promise.all(this.#loops.map((loop) => loop.stop()));
     await this.#database.close();
   }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { JsonError, parse } from '@weave/json';
+import { parse } from '@weave/json';
 import { toJsonText } from './json-text.js';
 import type { JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
@@ -17,6 +17,8 @@ import { buildOpenApi } from './openapi.js';
 import type { Route } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { runRoute } from './run-route.js';
+import type { RouteEnvironment } from './run-route.js';
+import { TaskNotifier } from '../pulse/task-notifier.js';
 
 export interface HttpOptions {
   readonly database: Database;
@@ -28,6 +30,8 @@ export interface HttpOptions {
   readonly logStream?: Writable;
   /** The route table (default: every route of the API); tests may pass their own. */
   readonly routes?: readonly Route[];
+  /** Wakes local long-polling claims (shared with the lease sweeper); default: a new one. */
+  readonly notifier?: TaskNotifier;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -67,9 +71,7 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
   );
   registerOperations(app, options.database);
   const routes = options.routes ?? allRoutes;
-  for (const route of routes) {
-    registerRoute(app, options.database, route);
-  }
+  registerRoutes(app, options, routes);
   const openApi = toJsonText(buildOpenApi(routes));
   app.get('/v1/openapi.json', (_req, reply) => sendJson(reply, 200, openApi));
   return app;
@@ -87,11 +89,14 @@ function loggerOptions(options: HttpOptions) {
   };
 }
 
+/** Branches on the JSON error's code, not on `instanceof` across packages (STYLE.md §5). */
 function toBodyError(e: unknown): WeaveError {
-  if (e instanceof JsonError) {
-    const code = e.code === 'payload_too_large' ? 'payload_too_large' : 'malformed_json';
-    return new WeaveError(code, `the body is not valid JSON: ${e.message}`, {
-      details: { ...e.details },
+  const error =
+    e instanceof Error ? (e as Error & { code?: unknown; details?: object }) : undefined;
+  if (error !== undefined && typeof error.code === 'string') {
+    const code = error.code === 'payload_too_large' ? 'payload_too_large' : 'malformed_json';
+    return new WeaveError(code, `the body is not valid JSON: ${error.message}`, {
+      details: { ...error.details },
     });
   }
   return new WeaveError('malformed_json', 'the body is not valid JSON', { cause: e });
@@ -128,7 +133,14 @@ function registerOperations(app: FastifyInstance, database: Database): void {
   });
 }
 
-function registerRoute(app: FastifyInstance, database: Database, route: Route): void {
+function registerRoutes(app: FastifyInstance, options: HttpOptions, routes: readonly Route[]) {
+  const env = { database: options.database, notifier: options.notifier ?? new TaskNotifier() };
+  for (const route of routes) {
+    registerRoute(app, env, route);
+  }
+}
+
+function registerRoute(app: FastifyInstance, env: RouteEnvironment, route: Route): void {
   app.route({
     method: route.method,
     url: `/v1/namespaces/:ns${route.path}`,
@@ -137,7 +149,14 @@ function registerRoute(app: FastifyInstance, database: Database, route: Route): 
         const v = req.headers[name];
         return typeof v === 'string' ? v : undefined;
       };
-      const out = await runRoute(database, route, {
+      const disconnected = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) {
+          disconnected.abort();
+        }
+      });
+      const out = await runRoute(env, route, {
+        signal: disconnected.signal,
         params: req.params as Record<string, string>,
         query: req.query as Record<string, string | undefined>,
         body: req.body as JsonValue | undefined,

@@ -6,6 +6,8 @@
 import type { JsonValue } from '@weave/json';
 import type { Scope } from '@weave/sdk/protocol';
 import type { Principal } from '../auth/principal.js';
+import type { TaskNotifier } from '../pulse/task-notifier.js';
+import type { Database } from '../store/database.js';
 import type { Tx } from '../store/with-tx.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -18,6 +20,19 @@ export interface RouteContext {
   /** The parsed body (exact JSON), or undefined when none was sent. */
   readonly body: JsonValue | undefined;
   readonly requestId: string;
+  /** Wakes local long-polling claims; call it from `tx.afterCommit`. */
+  readonly notifier: TaskNotifier;
+}
+
+/**
+ * For a route that must not hold one transaction for its whole run (the claim long-poll): the
+ * request is authenticated in its own short transaction, then the handler runs its own short
+ * transactions through services that take the database.
+ */
+export interface SessionContext extends Omit<RouteContext, 'tx'> {
+  readonly database: Database;
+  /** Aborted when the client goes away before the answer is sent. */
+  readonly signal: AbortSignal;
 }
 
 export interface RouteResult {
@@ -43,5 +58,8 @@ export interface Route {
   readonly requestSchema?: Record<string, unknown>;
   /** Query parameters, for the OpenAPI document. */
   readonly queryParams?: readonly string[];
-  handle(ctx: RouteContext): Promise<RouteResult>;
+  /** The usual mode: runs inside the request's one transaction. */
+  handle?(ctx: RouteContext): Promise<RouteResult>;
+  /** Session mode (no idempotency receipt): see `SessionContext`. Exactly one of the two. */
+  session?(ctx: SessionContext): Promise<RouteResult>;
 }

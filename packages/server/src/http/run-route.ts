@@ -17,6 +17,8 @@ import type { Database } from '../store/database.js';
 import { claimReceipt, completeReceipt } from '../store/receipts.js';
 import type { ReceiptKey } from '../store/receipts.js';
 import { withTx } from '../store/with-tx.js';
+import type { Tx } from '../store/with-tx.js';
+import type { TaskNotifier } from '../pulse/task-notifier.js';
 import type { Route } from './route.js';
 
 export interface IncomingRequest {
@@ -26,6 +28,8 @@ export interface IncomingRequest {
   readonly requestId: string;
   readonly authorization: string | undefined;
   readonly idempotencyKey: string | undefined;
+  /** Aborted when the client disconnects (session routes stop waiting). */
+  readonly signal?: AbortSignal;
 }
 
 export interface Outgoing {
@@ -37,52 +41,93 @@ export interface Outgoing {
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
 
+/** What every request runs against: the database and this node's claim notifier. */
+export interface RouteEnvironment {
+  readonly database: Database;
+  readonly notifier: TaskNotifier;
+}
+
+interface Seen {
+  principal?: Principal;
+  crossNamespace?: boolean;
+}
+
 export async function runRoute(
-  database: Database,
+  env: RouteEnvironment,
   route: Route,
   req: IncomingRequest,
 ): Promise<Outgoing> {
-  const seen: { principal?: Principal; crossNamespace?: boolean } = {};
+  const seen: Seen = {};
   try {
-    return await withTx(database, async (tx) => {
-      const principal = await authenticate(tx, bearerKey(req.authorization));
-      seen.principal = principal;
-      if (principal.namespaceName !== req.params.ns) {
-        seen.crossNamespace = true;
-        throw new WeaveError('not_found', `namespace ${req.params.ns ?? ''} not found`, {
-          details: { path: 'namespace' },
-        });
-      }
-      requireScope(principal, route.scope);
-      const receipt = receiptKey(route, req, principal);
-      if (receipt !== undefined) {
-        const claim = await claimReceipt(tx, receipt);
-        if (claim.kind === 'replay') {
-          return { ...claim.response, replayed: true };
-        }
-      }
-      const ctx = {
-        tx,
-        principal,
-        params: req.params,
-        query: req.query,
-        body: req.body,
-        requestId: req.requestId,
-      };
-      const result = await route.handle(ctx);
-      const body = toJsonText(result.body);
-      if (receipt !== undefined) {
-        const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
-        await completeReceipt(tx, receipt, { status: result.status, body: stored });
-      }
-      return { status: result.status, body, replayed: false };
-    });
+    return route.session === undefined
+      ? await runInTransaction(env, route, req, seen)
+      : await runSession(env, route, req, seen);
   } catch (e: unknown) {
     if (isDenial(e, seen.crossNamespace === true)) {
-      await auditDenial(database, e, { route, req, principal: seen.principal });
+      await auditDenial(env.database, e, { route, req, principal: seen.principal });
     }
     throw e;
   }
+}
+
+async function authorize(tx: Tx, route: Route, req: IncomingRequest, seen: Seen) {
+  const principal = await authenticate(tx, bearerKey(req.authorization));
+  seen.principal = principal;
+  if (principal.namespaceName !== req.params.ns) {
+    seen.crossNamespace = true;
+    throw new WeaveError('not_found', `namespace ${req.params.ns ?? ''} not found`, {
+      details: { path: 'namespace' },
+    });
+  }
+  requireScope(principal, route.scope);
+  return principal;
+}
+
+function contextOf(env: RouteEnvironment, req: IncomingRequest, principal: Principal) {
+  return {
+    principal,
+    params: req.params,
+    query: req.query,
+    body: req.body,
+    requestId: req.requestId,
+    notifier: env.notifier,
+  };
+}
+
+async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
+  const principal = await withTx(env.database, (tx) => authorize(tx, route, req, seen));
+  if (route.session === undefined) {
+    throw new Error(`route ${route.path} has no session handler`);
+  }
+  const result = await route.session({
+    ...contextOf(env, req, principal),
+    database: env.database,
+    signal: req.signal ?? new AbortController().signal,
+  });
+  return { status: result.status, body: toJsonText(result.body), replayed: false };
+}
+
+function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
+  return withTx(env.database, async (tx): Promise<Outgoing> => {
+    const principal = await authorize(tx, route, req, seen);
+    const receipt = receiptKey(route, req, principal);
+    if (receipt !== undefined) {
+      const claim = await claimReceipt(tx, receipt);
+      if (claim.kind === 'replay') {
+        return { ...claim.response, replayed: true };
+      }
+    }
+    if (route.handle === undefined) {
+      throw new Error(`route ${route.path} has no handler`);
+    }
+    const result = await route.handle({ ...contextOf(env, req, principal), tx });
+    const body = toJsonText(result.body);
+    if (receipt !== undefined) {
+      const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
+      await completeReceipt(tx, receipt, { status: result.status, body: stored });
+    }
+    return { status: result.status, body, replayed: false };
+  });
 }
 
 function receiptKey(

@@ -91,6 +91,83 @@ export interface SchemaMigrationsTable {
   applied_at: Int;
 }
 
+/** Pulse tasks (migration 0002; docs/design/pulse.md). */
+export interface TasksTable {
+  id: IdColumn;
+  namespace_id: Int;
+  application_id: Int;
+  queue_id: Int;
+  status: string;
+  revision: Generated<Int>;
+  input: string;
+  result: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  idempotent: Int;
+  priority: Int;
+  trace_key: string | null;
+  resource_key: string | null;
+  deadline_at: Int;
+  attempt_timeout_us: Int | null;
+  retry_max_attempts: Int;
+  retry_initial_interval_us: Int;
+  retry_backoff_coefficient: string;
+  retry_max_interval_us: Int;
+  retry_non_retryable_codes: string;
+  available_at: Int;
+  attempt_count: Generated<Int>;
+  charged_attempts: Generated<Int>;
+  current_attempt_id: Int | null;
+  generation: Generated<Int>;
+  lease_owner: string | null;
+  lease_until: Int | null;
+  cancel_requested: Generated<Int>;
+  effect_uncertain: Generated<Int>;
+  owner_kind: string | null;
+  owner_id: Int | null;
+  created_at: Int;
+  updated_at: Int;
+  finished_at: Int | null;
+}
+
+export interface TaskAttemptsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  task_id: Int;
+  attempt_number: Int;
+  generation: Int;
+  worker_id: string;
+  permit_hash: Uint8Array;
+  status: string;
+  claimed_at: Int;
+  started_at: Int | null;
+  lease_until: Int;
+  expires_at: Int;
+  finished_at: Int | null;
+  error_code: string | null;
+  completion_digest: string | null;
+  receipt: string | null;
+}
+
+export interface TaskEventsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  task_id: Int;
+  revision: Int;
+  type: string;
+  status: string;
+  attempt_id: Int | null;
+  at: Int;
+  details: string | null;
+}
+
+export interface TaskResourcesTable {
+  namespace_id: Int;
+  resource_key: string;
+  task_id: Int;
+  acquired_at: Int;
+}
+
 export interface Schema {
   namespaces: NamespacesTable;
   applications: ApplicationsTable;
@@ -100,4 +177,8 @@ export interface Schema {
   audit_log: AuditLogTable;
   receipts: ReceiptsTable;
   schema_migrations: SchemaMigrationsTable;
+  tasks: TasksTable;
+  task_attempts: TaskAttemptsTable;
+  task_events: TaskEventsTable;
+  task_resources: TaskResourcesTable;
 }

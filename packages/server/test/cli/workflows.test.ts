@@ -51,5 +51,8 @@ test('`weave workflows simulate` prints each planning round down to the instance
   assert.equal(lines[0], 'round 1 (start)');
   // 1000.0000000000000000001 > 1000 exactly: the approval branch is chosen.
   assert.ok(lines.some((l) => l.includes('ACTIVATE big BRANCH case_index=0')));
-  assert.equal(lines[lines.length - 1], 'instance SUCCEEDED output={"tracking":{"status":"DELIVERED"}}');
+  assert.equal(
+    lines[lines.length - 1],
+    'instance SUCCEEDED output={"tracking":{"status":"DELIVERED"}}',
+  );
 });

@@ -31,7 +31,7 @@ export interface TestServer {
 
 export async function startTestServer(
   dialect: DialectName,
-  options: { bodyLimitBytes?: number } = {},
+  options: { bodyLimitBytes?: number; sweepIntervalMs?: number | false } = {},
 ): Promise<TestServer> {
   const db = await createEmptyDatabase(dialect);
   const logs: string[] = [];

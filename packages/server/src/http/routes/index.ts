@@ -3,9 +3,13 @@ import type { Route } from '../route.js';
 import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
 import { queueRoutes } from './queues.js';
+import { taskRoutes } from './tasks.js';
+import { workerRoutes } from './workers.js';
 
 export const allRoutes: readonly Route[] = [
   ...applicationRoutes,
   ...queueRoutes,
   ...credentialRoutes,
+  ...taskRoutes,
+  ...workerRoutes,
 ];

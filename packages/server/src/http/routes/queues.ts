@@ -2,6 +2,7 @@
 import { NAME_PATTERN } from '@weave/sdk/protocol';
 import { createQueue, getQueue, listQueues, updateQueue } from '../../pulse/queues.js';
 import type { QueuePatch } from '../../pulse/queues.js';
+import { countQueueTasks } from '../../pulse/queue-counts.js';
 import { requireQueue } from '../../auth/principal.js';
 import { auditChange } from '../audit-change.js';
 import { expectObject, readBoolean, readInteger, rejectUnknown, requireString } from '../fields.js';
@@ -76,10 +77,11 @@ export const queueRoutes: Route[] = [
     method: 'GET',
     path: '/queues/:queue',
     scope: 'admin',
-    summary: 'Get a queue',
+    summary: 'Get a queue, with its tasks counted by status',
     async handle(ctx) {
       const queue = await getQueue(ctx.tx, ctx.principal.namespaceId, queueParam(ctx));
-      return { status: 200, body: { queue: queueView(queue) } };
+      const counts = await countQueueTasks(ctx.tx, queue.id);
+      return { status: 200, body: { queue: { ...queueView(queue), counts } } };
     },
   },
   {

@@ -1,0 +1,47 @@
+/**
+ * The long-poll around `claimTasks`: a claim cannot hold a transaction while it waits, so each
+ * try is its own short transaction; between tries it sleeps until a local submit wakes it
+ * (TaskNotifier) or `CROSS_NODE_POLL_MS` passes, which bounds the delay for tasks committed on
+ * another node or becoming due by time (retry backoff).
+ */
+import type { Database } from '../store/database.js';
+import { withTx } from '../store/with-tx.js';
+import type { ClaimOutcome, ClaimRequest } from './claim-tasks.js';
+import { claimTasks } from './claim-tasks.js';
+import type { TaskNotifier } from './task-notifier.js';
+
+/** Longest wait a claim may ask for (API.md: up to 30 s). */
+export const MAX_WAIT_MS = 30_000;
+/** Re-poll interval while waiting: the bound on cross-node and time-based pickup delay. */
+export const CROSS_NODE_POLL_MS = 250;
+
+export interface ClaimWaitOptions {
+  readonly database: Database;
+  readonly notifier: TaskNotifier;
+  /** Re-poll interval (default CROSS_NODE_POLL_MS); tests raise it to prove the local wake-up. */
+  readonly pollMs?: number;
+  /** The caller went away (client disconnected): stop waiting, claim nothing more. */
+  readonly signal?: AbortSignal;
+}
+
+export async function claimWithWait(
+  options: ClaimWaitOptions,
+  request: ClaimRequest,
+  waitMs: number,
+): Promise<ClaimOutcome> {
+  const until = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
+  for (;;) {
+    const outcome = await withTx(options.database, (tx) => claimTasks(tx, request));
+    const remaining = until - Date.now();
+    if (outcome.claimed.length > 0 || outcome.queueId === undefined || remaining <= 0) {
+      return outcome;
+    }
+    if (options.notifier.closed) {
+      return outcome;
+    }
+    await options.notifier.wait(
+      outcome.queueId,
+      Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
+    );
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Submit: validate limits, admit under the application quota lock, insert the task with its
+ * retry policy frozen, and write its first raw status event. Idempotency-Key replays are handled
+ * by the request's receipt (store/receipts.ts) around this call; a 429 rolls back, so the same
+ * key succeeds once there is room.
+ */
+import { utf8ByteLength } from '@weave/json';
+import { WeaveError, invalidArgument, notFound } from '../errors.js';
+import type { Tx } from '../store/with-tx.js';
+import type { Micros } from '../store/values.js';
+import { toId, toInt } from '../store/values.js';
+import { admitTask } from './admission.js';
+import type { RetryPolicy } from './retry-policy.js';
+import type { TaskWithQueue } from './task-record.js';
+import { readTask } from './task-record.js';
+
+/** Input JSON text limit (issue 4 §2, default 256 KiB). */
+export const MAX_INPUT_BYTES = 256 * 1024;
+/** Deadline of a task submitted with neither `timeout` nor `deadline_at`: one day. */
+export const DEFAULT_TIMEOUT_US = 24n * 3600n * 1_000_000n;
+
+export interface SubmitInput {
+  readonly namespaceId: string;
+  readonly queueName: string;
+  /** JSON text written by @weave/json. */
+  readonly input: string;
+  readonly idempotent: boolean;
+  readonly priority: number;
+  readonly timeoutUs?: Micros | undefined;
+  readonly deadlineAt?: Micros | undefined;
+  readonly attemptTimeoutUs?: Micros | undefined;
+  readonly retry: RetryPolicy;
+  readonly traceKey?: string | undefined;
+  readonly resourceKey?: string | undefined;
+}
+
+export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQueue> {
+  const bytes = utf8ByteLength(input.input);
+  if (bytes > MAX_INPUT_BYTES) {
+    throw new WeaveError('payload_too_large', `$.input is ${bytes} bytes, over the limit`, {
+      details: { path: '$.input', limit: MAX_INPUT_BYTES },
+    });
+  }
+  const deadlineAt = resolveDeadline(tx.now, input);
+  const queue = await tx.db
+    .selectFrom('queues')
+    .select(['id', 'application_id', 'capacity'])
+    .where('namespace_id', '=', input.namespaceId)
+    .where('name', '=', input.queueName)
+    .executeTakeFirst();
+  if (queue === undefined) {
+    throw notFound(`queue ${input.queueName}`, { path: 'queue' });
+  }
+  await admitTask(tx, {
+    namespaceId: input.namespaceId,
+    applicationId: toId(queue.application_id),
+    queueId: toId(queue.id),
+    queueName: input.queueName,
+    capacity: toInt(queue.capacity),
+  });
+  const id = await insertTask(tx, input, { queue, deadlineAt });
+  const created = await readTask(tx, input.namespaceId, id);
+  if (created === undefined) {
+    throw new Error(`task ${id} vanished inside its own transaction`);
+  }
+  return created;
+}
+
+/** `min(now + timeout, deadline_at)`; one day from now when neither is given. */
+export function resolveDeadline(
+  now: Micros,
+  input: Pick<SubmitInput, 'timeoutUs' | 'deadlineAt'>,
+): Micros {
+  const byTimeout = input.timeoutUs === undefined ? undefined : now + input.timeoutUs;
+  const candidates = [byTimeout, input.deadlineAt].filter((v): v is Micros => v !== undefined);
+  const deadline =
+    candidates.length === 0
+      ? now + DEFAULT_TIMEOUT_US
+      : candidates.reduce((a, b) => (a < b ? a : b));
+  if (deadline <= now) {
+    throw invalidArgument('$.deadline_at', 'must be in the future (database clock)');
+  }
+  return deadline;
+}
+
+async function insertTask(
+  tx: Tx,
+  input: SubmitInput,
+  at: { queue: { id: unknown; application_id: unknown }; deadlineAt: Micros },
+): Promise<string> {
+  const inserted = await tx.db
+    .insertInto('tasks')
+    .values({
+      namespace_id: input.namespaceId,
+      application_id: at.queue.application_id as string,
+      queue_id: at.queue.id as string,
+      status: 'PENDING',
+      input: input.input,
+      idempotent: input.idempotent ? 1 : 0,
+      priority: input.priority,
+      trace_key: input.traceKey ?? null,
+      resource_key: input.resourceKey ?? null,
+      deadline_at: at.deadlineAt,
+      attempt_timeout_us: input.attemptTimeoutUs ?? null,
+      retry_max_attempts: input.retry.maxAttempts,
+      retry_initial_interval_us: input.retry.initialIntervalUs,
+      retry_backoff_coefficient: input.retry.backoffCoefficient,
+      retry_max_interval_us: input.retry.maxIntervalUs,
+      retry_non_retryable_codes: input.retry.nonRetryableCodes.join(' '),
+      available_at: tx.now,
+      created_at: tx.now,
+      updated_at: tx.now,
+    })
+    .executeTakeFirstOrThrow();
+  const id = toId(inserted.insertId ?? 0n);
+  await writeSubmitEvent(tx, input.namespaceId, id);
+  return id;
+}
+
+/** Revision 1 of every task: its first raw status event. */
+async function writeSubmitEvent(tx: Tx, namespaceId: string, id: string): Promise<void> {
+  await tx.db
+    .insertInto('task_events')
+    .values({
+      namespace_id: namespaceId,
+      task_id: id,
+      revision: 1,
+      type: 'task.submitted',
+      status: 'PENDING',
+      at: tx.now,
+    })
+    .execute();
+}

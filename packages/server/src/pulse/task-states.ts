@@ -1,0 +1,55 @@
+/**
+ * Task and attempt states (DESIGN.md §4). `RETRY_WAIT` is not stored: a task waiting for its
+ * retry is `PENDING` with `available_at` in the future, so the claim query reads one status on
+ * one index range (docs/design/pulse.md "Claim query"); views derive `RETRY_WAIT` from it.
+ */
+export const TASK_STATUSES = [
+  'PENDING',
+  'RETRY_WAIT',
+  'CLAIMED',
+  'RUNNING',
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+  'NEEDS_REVIEW',
+] as const;
+
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** What the `status` column holds. */
+export type StoredTaskStatus = Exclude<TaskStatus, 'RETRY_WAIT'>;
+
+/** Counted against the application quota (max active tasks). */
+export const ACTIVE_STATUSES: readonly StoredTaskStatus[] = ['PENDING', 'CLAIMED', 'RUNNING'];
+
+export const TERMINAL_STATUSES: readonly StoredTaskStatus[] = [
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+  'NEEDS_REVIEW',
+];
+
+export function isTaskStatus(value: string): value is TaskStatus {
+  return (TASK_STATUSES as readonly string[]).includes(value);
+}
+
+export function isTerminal(status: StoredTaskStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/**
+ * CLAIMED/RUNNING hold a live permit; the others are settled. VOID: lease ended before start
+ * (no effect). EXPIRED: lease ended after start (effect uncertain).
+ */
+export const ATTEMPT_STATUSES = [
+  'CLAIMED',
+  'RUNNING',
+  'SUCCEEDED',
+  'FAILED',
+  'NEEDS_REVIEW',
+  'CANCELLED',
+  'VOID',
+  'EXPIRED',
+] as const;
+
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];

@@ -1,0 +1,151 @@
+/**
+ * The SDK Worker against a real server: handlers per queue, retryable and non-retryable
+ * failures, cancellation seen through heartbeats, and graceful shutdown that finishes in-flight
+ * work.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { NonRetryableError, Worker } from '@weave/sdk';
+import type { WeaveClient } from '@weave/sdk';
+import { forEachDialect } from '../support/databases.js';
+import { startTestServer } from '../support/servers.js';
+import type { TestServer } from '../support/servers.js';
+import { waitFor } from '../support/wait-for.js';
+
+forEachDialect((dialect) => {
+  describe(`SDK Worker on ${dialect}`, () => {
+    let t: TestServer;
+    let client: WeaveClient;
+    before(async () => {
+      t = await startTestServer(dialect, { sweepIntervalMs: false });
+      client = t.clientFor(
+        'ns',
+        await t.keyWith('ns', ['tasks:submit', 'tasks:read', 'tasks:work']),
+      );
+    });
+    after(() => t.close());
+
+    async function statusOf(id: string) {
+      return (await client.getTask(id)).task.status;
+    }
+
+    test('runs handlers with a concurrency limit and reports results and final failures', async () => {
+      let running = 0;
+      let peak = 0;
+      const worker = new Worker({
+        client,
+        concurrency: 2,
+        waitMs: 1_000,
+        handlers: {
+          q1: async (input) => {
+            running++;
+            peak = Math.max(peak, running);
+            await new Promise((r) => setTimeout(r, 20));
+            running--;
+            if (input === 'bad') {
+              throw new NonRetryableError('bad input', { code: 'bad_input' });
+            }
+            return { echo: input };
+          },
+        },
+      });
+      worker.start();
+      try {
+        const ids = [];
+        for (let i = 0; i < 6; i++) {
+          ids.push((await client.submitTask('q1', { input: i })).task.id);
+        }
+        const bad = (await client.submitTask('q1', { input: 'bad' })).task.id;
+        await waitFor(async () => ((await statusOf(bad)) === 'FAILED' ? true : undefined));
+        for (const id of ids) {
+          await waitFor(async () => ((await statusOf(id)) === 'SUCCEEDED' ? true : undefined));
+        }
+        assert.deepEqual((await client.getTask(ids[3] ?? '')).task.result, { echo: 3 });
+        assert.equal((await client.getTask(bad)).task.error?.code, 'bad_input');
+        assert.ok(peak <= 2, `at most 2 at once (saw ${peak})`);
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    test('a cancellation requested while running aborts the handler’s signal and ends CANCELLED', async () => {
+      // Its own queue: a stopped worker's long-poll may still take a task of its queue in the
+      // instant before the server sees the disconnect (harmless: the lease expires, unstarted).
+      await t.admin.createQueue({ name: 'q-cancel', application: 'app' });
+      let started!: () => void;
+      const isRunning = new Promise<void>((r) => (started = r));
+      const worker = new Worker({
+        client,
+        heartbeatMs: 50,
+        waitMs: 1_000,
+        handlers: {
+          'q-cancel': (_input, ctx) =>
+            new Promise((_resolve, reject) => {
+              started();
+              ctx.signal.addEventListener('abort', () => reject(new Error('stopped')));
+            }),
+        },
+      });
+      worker.start();
+      try {
+        const { task } = await client.submitTask('q-cancel', { input: 'long' });
+        await isRunning;
+        await waitFor(async () => ((await statusOf(task.id)) === 'RUNNING' ? true : undefined));
+        await client.cancelTask(task.id);
+        await waitFor(async () => ((await statusOf(task.id)) === 'CANCELLED' ? true : undefined));
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    test('stop() stops claiming, finishes the task in flight and reports it before resolving', async () => {
+      await t.admin.createQueue({ name: 'q-stop', application: 'app' });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let started!: () => void;
+      const isRunning = new Promise<void>((r) => (started = r));
+      const worker = new Worker({
+        client,
+        waitMs: 20_000,
+        handlers: {
+          'q-stop': async () => {
+            started();
+            await gate;
+            return 'done';
+          },
+        },
+      });
+      worker.start();
+      const { task } = await client.submitTask('q-stop', { input: 'slow' });
+      await isRunning;
+      const stopped = worker.stop();
+      setTimeout(release, 50);
+      await stopped;
+      assert.equal(worker.inFlightCount, 0);
+      assert.equal(await statusOf(task.id), 'SUCCEEDED');
+    });
+  });
+});
+
+forEachDialect((dialect) => {
+  describe(`shutdown with an aborted long-poll on ${dialect}`, () => {
+    test('a client that aborted its long-poll does not hold the server’s stop for the keep-alive timeout', async () => {
+      const t = await startTestServer(dialect, { sweepIntervalMs: false });
+      try {
+        const client = t.clientFor('ns', await t.keyWith('ns', ['tasks:work']));
+        // Any answer will do: it leaves a pooled keep-alive connection, as a worker has.
+        await client.getQueue('q1').catch(() => undefined);
+        const abort = new AbortController();
+        const waiting = client.claimTasks('q1', { worker_id: 'w', wait_ms: 20_000 }, abort.signal);
+        await new Promise((r) => setTimeout(r, 100));
+        abort.abort();
+        await assert.rejects(waiting);
+        const started = Date.now();
+        await t.server.stop();
+        assert.ok(Date.now() - started < 10_000, `stopped in ${Date.now() - started} ms`);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+});
