@@ -20,10 +20,12 @@ import type {
   Completion,
   Credential,
   CreatedCredential,
+  CreateScheduleInput,
   HeartbeatAnswer,
   Page,
   Queue,
   ReviewRequest,
+  Schedule,
   SubmitTaskInput,
   Task,
   TaskEvent,
@@ -293,6 +295,52 @@ export class WeaveClient {
       body: { permit, ...completion } as JsonInput,
     });
   }
+
+  /**
+   * Create a schedule (scope tasks:submit): each cron slot submits `task` to the queue once.
+   *
+   * @example
+   * await client.createSchedule({ name: 'nightly', queue: 'reports', cron: '0 2 * * *', timezone: 'Europe/Berlin', task: { input: {} } });
+   */
+  createSchedule(input: CreateScheduleInput, idempotencyKey?: string) {
+    return this.request<{ schedule: Schedule }>(
+      'POST',
+      '/schedules',
+      withKey({ body: { ...input } }, idempotencyKey),
+    );
+  }
+
+  /** @example const { items } = await client.listSchedules(); */
+  listSchedules(page: { page_size?: number; page_token?: string } = {}) {
+    return this.request<Page<Schedule>>('GET', '/schedules', { query: page });
+  }
+
+  /** @example const { schedule } = await client.getSchedule('nightly'); */
+  getSchedule(name: string) {
+    return this.request<{ schedule: Schedule }>('GET', schedulePath(name));
+  }
+
+  /** No firings until resumed. @example await client.pauseSchedule('nightly'); */
+  pauseSchedule(name: string, idempotencyKey?: string) {
+    const options = withKey({}, idempotencyKey);
+    return this.request<{ schedule: Schedule }>('POST', `${schedulePath(name)}/pause`, options);
+  }
+
+  /** Resumes from the first slot after now. @example await client.resumeSchedule('nightly'); */
+  resumeSchedule(name: string, idempotencyKey?: string) {
+    const options = withKey({}, idempotencyKey);
+    return this.request<{ schedule: Schedule }>('POST', `${schedulePath(name)}/resume`, options);
+  }
+
+  /** @example await client.deleteSchedule('nightly'); */
+  deleteSchedule(name: string, idempotencyKey?: string) {
+    const options = withKey({}, idempotencyKey);
+    return this.request<{ schedule: Schedule }>('DELETE', schedulePath(name), options);
+  }
+}
+
+function schedulePath(name: string): string {
+  return `/schedules/${encodeURIComponent(name)}`;
 }
 
 function attemptPath(taskId: string, attemptId: string): string {

@@ -188,3 +188,44 @@ export interface BatchCompletionAnswer {
   }[];
   readonly tasks: readonly ClaimedTask[];
 }
+
+/** What a schedule submits at each slot: the submit fields, without an absolute deadline. */
+export type ScheduledTaskInput = Omit<SubmitTaskInput, 'deadline_at'>;
+
+/** `POST /schedules`. `timezone` defaults to UTC, `overlap` to skip, `catch_up` to none. */
+export interface CreateScheduleInput {
+  readonly name: string;
+  readonly queue: string;
+  /** Five fields: minute hour day-of-month month day-of-week (names like MON, JAN allowed). */
+  readonly cron: string;
+  /** IANA zone, e.g. `Europe/Berlin`. */
+  readonly timezone?: string;
+  readonly task: ScheduledTaskInput;
+  /** `skip`: no firing while the previous firing's task is not terminal. */
+  readonly overlap?: 'skip' | 'allow';
+  /** Slots missed while the server was down: none, only the most recent, or every one. */
+  readonly catch_up?: 'none' | 'latest' | 'all';
+}
+
+export interface Schedule {
+  readonly id: string;
+  readonly name: string;
+  readonly queue: string;
+  readonly cron: string;
+  readonly timezone: string;
+  /** The frozen template, durations as ISO 8601. */
+  readonly task: ScheduledTaskInput;
+  readonly overlap: 'skip' | 'allow';
+  readonly catch_up: 'none' | 'latest' | 'all';
+  readonly paused: boolean;
+  readonly revision: string;
+  /** The slot fired next; null when the expression has no further slot. */
+  readonly next_slot_at: string | null;
+  /** Set while a slot refused with 429 waits to be tried again. */
+  readonly retry_at: string | null;
+  readonly last_slot_at: string | null;
+  readonly last_task_id: string | null;
+  readonly last_error_code: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}

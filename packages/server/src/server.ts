@@ -9,6 +9,7 @@ import type { Database } from './store/database.js';
 import { openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { startLeaseSweeper } from './pulse/lease-sweeper.js';
+import { startScheduleRunner } from './pulse/schedule-runner.js';
 import { TaskNotifier } from './pulse/task-notifier.js';
 
 export interface ServerOptions {
@@ -21,6 +22,8 @@ export interface ServerOptions {
   readonly bodyLimitBytes?: number;
   /** Lease and deadline sweep interval (default 1 s); `false` runs no sweeper (tests). */
   readonly sweepIntervalMs?: number | false;
+  /** Schedule firing interval (default 1 s); `false` fires no schedules (tests). */
+  readonly scheduleIntervalMs?: number | false;
 }
 
 /** A background loop (e.g. the lease sweeper); stopped before the pool closes. */
@@ -75,6 +78,9 @@ export class Server {
           }),
         );
       }
+      if (options.scheduleIntervalMs !== false) {
+        server.#startScheduleRunner(options.scheduleIntervalMs);
+      }
       return server;
     } catch (e: unknown) {
       await database.close();
@@ -89,6 +95,18 @@ export class Server {
 
   get database(): Database {
     return this.#database;
+  }
+
+  /** Fires due schedules (docs/design/pulse.md "Schedules"); every node runs one. */
+  #startScheduleRunner(intervalMs: number | undefined): void {
+    this.addLoop(
+      startScheduleRunner({
+        database: this.#database,
+        notifier: this.#notifier,
+        ...(intervalMs === undefined ? {} : { intervalMs }),
+        onError: (e: unknown) => this.#app.log.error({ err: e }, 'schedule firing failed'),
+      }),
+    );
   }
 
   addLoop(loop: BackgroundLoop): void {

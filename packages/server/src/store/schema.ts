@@ -168,6 +168,40 @@ export interface TaskResourcesTable {
   acquired_at: Int;
 }
 
+/** Pulse schedules (migration 0003; docs/design/pulse.md "Schedules"). */
+export interface SchedulesTable {
+  id: IdColumn;
+  namespace_id: Int;
+  name: string;
+  queue_id: Int;
+  cron: string;
+  timezone: string;
+  task_template: string;
+  overlap: string;
+  catch_up: string;
+  paused: Generated<Int>;
+  next_slot_at: Int | null;
+  retry_at: Int | null;
+  last_slot_at: Int | null;
+  last_task_id: Int | null;
+  last_error_code: string | null;
+  revision: Generated<Int>;
+  created_at: Int;
+  updated_at: Int;
+}
+
+/** One row per (schedule, slot): the idempotency identity of a firing. */
+export interface ScheduleFiringsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  schedule_id: Int;
+  slot_at: Int;
+  outcome: string;
+  task_id: Int | null;
+  error_code: string | null;
+  created_at: Int;
+}
+
 export interface Schema {
   namespaces: NamespacesTable;
   applications: ApplicationsTable;
@@ -181,4 +215,6 @@ export interface Schema {
   task_attempts: TaskAttemptsTable;
   task_events: TaskEventsTable;
   task_resources: TaskResourcesTable;
+  schedules: SchedulesTable;
+  schedule_firings: ScheduleFiringsTable;
 }

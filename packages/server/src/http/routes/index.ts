@@ -3,6 +3,7 @@ import type { Route } from '../route.js';
 import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
 import { queueRoutes } from './queues.js';
+import { scheduleRoutes } from './schedules.js';
 import { taskRoutes } from './tasks.js';
 import { workerRoutes } from './workers.js';
 
@@ -12,4 +13,5 @@ export const allRoutes: readonly Route[] = [
   ...credentialRoutes,
   ...taskRoutes,
   ...workerRoutes,
+  ...scheduleRoutes,
 ];

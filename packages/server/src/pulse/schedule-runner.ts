@@ -1,0 +1,84 @@
+/**
+ * The background loop that fires due schedules: every `intervalMs`, fire due schedules one
+ * transaction each (a slow or blocked schedule never holds back the others' commits), up to
+ * `RUN_BATCH` per pass, and run again at once while a pass fills its batch (catch-up `all`
+ * drains its missed slots in bounded batches). `stop()` waits for the pass in flight, so the
+ * pool can close after it.
+ */
+import type { Database } from '../store/database.js';
+import { withTx } from '../store/with-tx.js';
+import { fireNextDueSchedule } from './fire-schedule.js';
+import type { FiringResult } from './fire-schedule.js';
+import type { TaskNotifier } from './task-notifier.js';
+
+/** 1 s: cron has minute resolution, so a slot fires within a few percent of its minute. */
+export const SCHEDULE_INTERVAL_MS = 1_000;
+/** Firings per pass before yielding to the timer (and to `stop()`). */
+export const RUN_BATCH = 50;
+
+export interface ScheduleRunner {
+  stop(): Promise<void>;
+}
+
+/**
+ * One pass: fire up to `limit` due schedules. Exported for tests, which drive time by writing
+ * `next_slot_at` and then call this directly.
+ */
+export async function runDueSchedules(
+  database: Database,
+  options: { limit?: number; notifier?: TaskNotifier; isStopped?: () => boolean } = {},
+): Promise<FiringResult[]> {
+  const results: FiringResult[] = [];
+  const limit = options.limit ?? RUN_BATCH;
+  while (results.length < limit && options.isStopped?.() !== true) {
+    const result = await withTx(database, (tx) => fireNextDueSchedule(tx));
+    if (result.kind === 'idle') {
+      break;
+    }
+    results.push(result);
+    if (result.queueId !== undefined) {
+      options.notifier?.notify(result.queueId);
+    }
+  }
+  return results;
+}
+
+export function startScheduleRunner(options: {
+  readonly database: Database;
+  readonly notifier: TaskNotifier;
+  readonly intervalMs?: number;
+  readonly onError?: (error: unknown) => void;
+}): ScheduleRunner {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const pass = async (): Promise<void> => {
+    try {
+      const results = await runDueSchedules(options.database, {
+        notifier: options.notifier,
+        isStopped: () => stopped,
+      });
+      if (results.length >= RUN_BATCH && !stopped) {
+        return pass();
+      }
+    } catch (e: unknown) {
+      options.onError?.(e);
+    }
+  };
+  const schedule = () => {
+    if (stopped) {
+      return;
+    }
+    timer = setTimeout(() => {
+      running = pass().then(schedule);
+    }, options.intervalMs ?? SCHEDULE_INTERVAL_MS);
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
