@@ -49,8 +49,14 @@ export interface WorkerOptions {
 
 /** Pause after a failed claim before trying again, so an outage does not spin. */
 const CLAIM_RETRY_DELAY_MS = 1_000;
-/** A completion is re-sent on network errors: the identical completion is idempotent. */
-const COMPLETE_TRIES = 3;
+/**
+ * Start and complete are re-sent on network errors (a node restarting, a dropped connection):
+ * the server answers a repeated start or an identical completion the same as the first. Waits
+ * 100, 200, 400, 800 ms between tries: long enough to ride out a node restart, well inside a
+ * lease. An answer from the server (e.g. `permit_stale`) is never re-sent.
+ */
+const RESEND_TRIES = 5;
+const RESEND_FIRST_DELAY_MS = 100;
 
 export class Worker {
   readonly #options: WorkerOptions;
@@ -150,7 +156,7 @@ export class Worker {
       if (handler === undefined) {
         return;
       }
-      await client.startAttempt(task.task_id, task.attempt_id, task.permit);
+      await resend(() => client.startAttempt(task.task_id, task.attempt_id, task.permit));
       const outcome = await runHandler(handler, task, cancel.signal);
       clearInterval(beat);
       await this.#complete(task, outcome);
@@ -183,20 +189,24 @@ export class Worker {
     const completion = outcome.ok
       ? { outcome: 'succeeded' as const, result: outcome.result }
       : { outcome: 'failed' as const, error: toTaskError(outcome.error) };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.#options.client.completeAttempt(
-          task.task_id,
-          task.attempt_id,
-          task.permit,
-          completion,
-        );
-        return;
-      } catch (e: unknown) {
-        if (isWeaveApiError(e) || attempt >= COMPLETE_TRIES) {
-          throw e;
-        }
+    await resend(() =>
+      this.#options.client.completeAttempt(task.task_id, task.attempt_id, task.permit, completion),
+    );
+  }
+}
+
+/** Runs `call`, again after a growing pause when it fails without an answer from the server. */
+async function resend<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (e: unknown) {
+      if (isWeaveApiError(e) || attempt >= RESEND_TRIES) {
+        throw e;
       }
+      await new Promise((resolve) =>
+        setTimeout(resolve, RESEND_FIRST_DELAY_MS * 2 ** (attempt - 1)),
+      );
     }
   }
 }

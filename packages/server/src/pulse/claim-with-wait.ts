@@ -36,12 +36,22 @@ export async function claimWithWait(
     if (outcome.claimed.length > 0 || outcome.queueId === undefined || remaining <= 0) {
       return outcome;
     }
-    if (options.notifier.closed) {
+    if (options.notifier.closed || callerGone(options)) {
       return outcome;
     }
     await options.notifier.wait(
       outcome.queueId,
       Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
+      options.signal,
     );
+    // A worker that went away (SIGKILL, aborted long-poll) must not be handed tasks it will
+    // never run: they would sit CLAIMED until their lease ends.
+    if (callerGone(options)) {
+      return outcome;
+    }
   }
+}
+
+function callerGone(options: ClaimWaitOptions): boolean {
+  return options.signal?.aborted === true;
 }

@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NonRetryableError, Worker } from '@weave/sdk';
-import type { WeaveClient } from '@weave/sdk';
+import { NonRetryableError, WeaveClient, Worker } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
@@ -123,6 +122,58 @@ forEachDialect((dialect) => {
       await stopped;
       assert.equal(worker.inFlightCount, 0);
       assert.equal(await statusOf(task.id), 'SUCCEEDED');
+    });
+
+    test('a start and a completion whose answers are lost on the network are re-sent, not abandoned', async () => {
+      // Regression (crash test, docs/design/crash-tests.md): a start whose answer was lost left
+      // the task RUNNING with no worker, so a non-idempotent task went to NEEDS_REVIEW although
+      // its handler never ran. The server answers a repeated start the same; the worker re-sends.
+      await t.admin.createQueue({ name: 'q-flaky', application: 'app' });
+      const lost = { start: 1, complete: 2 };
+      const flaky: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        const path =
+          input instanceof URL ? input.pathname : typeof input === 'string' ? input : input.url;
+        const kind = path.endsWith('/start')
+          ? 'start'
+          : path.endsWith('/complete')
+            ? 'complete'
+            : undefined;
+        if (kind !== undefined && lost[kind] > 0) {
+          lost[kind]--;
+          await response.text();
+          throw new TypeError('fetch failed'); // the request was applied, its answer lost
+        }
+        return response;
+      };
+      const key = await t.keyWith('ns', ['tasks:submit', 'tasks:read', 'tasks:work']);
+      const flakyClient = new WeaveClient({
+        url: t.server.url,
+        namespace: 'ns',
+        apiKey: key,
+        fetch: flaky,
+      });
+      let runs = 0;
+      const worker = new Worker({
+        client: flakyClient,
+        waitMs: 1_000,
+        handlers: {
+          'q-flaky': () => {
+            runs++;
+            return Promise.resolve('ok');
+          },
+        },
+      });
+      worker.start();
+      try {
+        const { task } = await client.submitTask('q-flaky', { input: 1 });
+        await waitFor(async () => ((await statusOf(task.id)) === 'SUCCEEDED' ? true : undefined));
+        await worker.stop(); // waits for the re-sent completions of the task in flight
+        assert.equal(runs, 1, 'the handler ran once');
+        assert.deepEqual(lost, { start: 0, complete: 0 }, 'both answers were lost once or more');
+      } finally {
+        await worker.stop();
+      }
     });
   });
 });

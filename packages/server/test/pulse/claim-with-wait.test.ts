@@ -1,0 +1,46 @@
+/**
+ * The long-poll and a caller that goes away: a worker killed while its claim waits must not be
+ * handed tasks (they would sit CLAIMED, unrun, until their lease ends). Regression found while
+ * building the crash test (test/crash): the route's disconnect signal was ignored.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { claimWithWait } from '../../src/pulse/claim-with-wait.js';
+import { TaskNotifier } from '../../src/pulse/task-notifier.js';
+import { forEachDialect } from '../support/databases.js';
+import { createPulseFixture } from '../support/pulse.js';
+import type { PulseFixture } from '../support/pulse.js';
+
+forEachDialect((dialect) => {
+  describe(`claim long-poll with a disconnecting caller on ${dialect}`, () => {
+    let f: PulseFixture;
+    before(async () => {
+      f = await createPulseFixture(dialect);
+    });
+    after(() => f.close());
+
+    test('an aborted long-poll answers at once and claims a task submitted afterwards not at all', async () => {
+      const notifier = new TaskNotifier();
+      const gone = new AbortController();
+      const request = {
+        namespaceId: f.namespaceId,
+        queueName: f.queue,
+        workerId: 'w',
+        maxTasks: 1,
+      };
+      const started = Date.now();
+      const waiting = claimWithWait(
+        { database: f.db.database, notifier, pollMs: 20_000, signal: gone.signal },
+        request,
+        20_000,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      gone.abort();
+      const task = await f.submit();
+      notifier.notify(task.queueId);
+      assert.deepEqual((await waiting).claimed, []);
+      assert.ok(Date.now() - started < 5_000, 'released by the abort, not by the timeout');
+      assert.equal((await f.task(task.id)).status, 'PENDING', 'the task stays claimable');
+    });
+  });
+});
