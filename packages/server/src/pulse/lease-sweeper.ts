@@ -3,6 +3,8 @@
  * sweep fills its batch. `stop()` waits for the sweep in flight, so the pool can close after.
  */
 import type { Database } from '../store/database.js';
+import { startPeriodicLoop } from '../periodic-loop.js';
+import type { PeriodicLoop } from '../periodic-loop.js';
 import { withTx } from '../store/with-tx.js';
 import { expireLeases } from './expire-leases.js';
 import type { TaskNotifier } from './task-notifier.js';
@@ -11,9 +13,7 @@ import type { TaskNotifier } from './task-notifier.js';
 export const SWEEP_INTERVAL_MS = 1_000;
 export const SWEEP_BATCH = 100;
 
-export interface LeaseSweeper {
-  stop(): Promise<void>;
-}
+export type LeaseSweeper = PeriodicLoop;
 
 export function startLeaseSweeper(options: {
   readonly database: Database;
@@ -21,34 +21,13 @@ export function startLeaseSweeper(options: {
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }): LeaseSweeper {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const sweep = async (): Promise<void> => {
-    try {
+  return startPeriodicLoop({
+    intervalMs: options.intervalMs ?? SWEEP_INTERVAL_MS,
+    onError: options.onError,
+    async pass() {
       const result = await withTx(options.database, (tx) => expireLeases(tx, SWEEP_BATCH));
       result.requeuedQueueIds.forEach((id) => options.notifier.notify(id));
-      if (result.settledCount >= SWEEP_BATCH && !stopped) {
-        return sweep();
-      }
-    } catch (e: unknown) {
-      options.onError?.(e);
-    }
-  };
-  const schedule = () => {
-    if (stopped) {
-      return;
-    }
-    timer = setTimeout(() => {
-      running = sweep().then(schedule);
-    }, options.intervalMs ?? SWEEP_INTERVAL_MS);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      return result.settledCount >= SWEEP_BATCH;
     },
-  };
+  });
 }

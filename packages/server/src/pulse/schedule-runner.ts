@@ -6,6 +6,8 @@
  * pool can close after it.
  */
 import type { Database } from '../store/database.js';
+import { startPeriodicLoop } from '../periodic-loop.js';
+import type { PeriodicLoop } from '../periodic-loop.js';
 import { withTx } from '../store/with-tx.js';
 import { fireNextDueSchedule } from './fire-schedule.js';
 import type { FiringResult } from './fire-schedule.js';
@@ -16,9 +18,7 @@ export const SCHEDULE_INTERVAL_MS = 1_000;
 /** Firings per pass before yielding to the timer (and to `stop()`). */
 export const RUN_BATCH = 50;
 
-export interface ScheduleRunner {
-  stop(): Promise<void>;
-}
+export type ScheduleRunner = PeriodicLoop;
 
 /**
  * One pass: fire up to `limit` due schedules. Exported for tests, which drive time by writing
@@ -49,36 +49,15 @@ export function startScheduleRunner(options: {
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }): ScheduleRunner {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const pass = async (): Promise<void> => {
-    try {
+  return startPeriodicLoop({
+    intervalMs: options.intervalMs ?? SCHEDULE_INTERVAL_MS,
+    onError: options.onError,
+    async pass(isStopped) {
       const results = await runDueSchedules(options.database, {
         notifier: options.notifier,
-        isStopped: () => stopped,
+        isStopped,
       });
-      if (results.length >= RUN_BATCH && !stopped) {
-        return pass();
-      }
-    } catch (e: unknown) {
-      options.onError?.(e);
-    }
-  };
-  const schedule = () => {
-    if (stopped) {
-      return;
-    }
-    timer = setTimeout(() => {
-      running = pass().then(schedule);
-    }, options.intervalMs ?? SCHEDULE_INTERVAL_MS);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      return results.length >= RUN_BATCH;
     },
-  };
+  });
 }
