@@ -1,0 +1,394 @@
+/**
+ * The systems of the burn-down bench (burn-down.ts): how each one is set up on a fresh database,
+ * pre-enqueued, submitted to one job at a time, counted (jobs not yet done) and how its commit
+ * counter is read. Everything runs on loopback.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Sqlite from 'better-sqlite3';
+import { createConnection } from 'mysql2/promise';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import pg from 'pg';
+import type PgBoss from 'pg-boss';
+import type { WorkerUtils } from 'graphile-worker';
+import { WeaveClient } from '@weave/sdk';
+import type { WorkerConfig } from './burn-down-worker.js';
+
+const WEAVE_BIN = fileURLToPath(new URL('../../packages/server/bin/weave.js', import.meta.url));
+const MYSQL = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
+const PG_ADMIN = 'postgres://postgres@127.0.0.1:5432/postgres';
+const QUEUE = 'noop';
+const NAMESPACE = 'bench';
+const APP = 'bench';
+
+export interface Commits {
+  /** The counter used for commits per job. */
+  readonly commits: number;
+  /** MariaDB only: `Handler_commit` (every statement commit, reads included). */
+  readonly handler?: number;
+}
+
+export interface System {
+  readonly name: string;
+  readonly kind: 'pulse' | 'pg-boss' | 'graphile-worker';
+  setup(): Promise<void>;
+  /** Pre-enqueues `n` no-op jobs (not timed). */
+  enqueue(n: number): Promise<void>;
+  /** Submits one job with this payload (paced phase). */
+  submit(payload: { t: number; paced: true }): Promise<void>;
+  /** Jobs not yet completed. */
+  remaining(): Promise<number>;
+  /** The database's own commit counter, or undefined (SQLite). */
+  commits(): Promise<Commits | undefined>;
+  /** Read-only queries this harness issued on the bench database (subtracted from PG counts). */
+  readonly ownQueries: number;
+  workerConfig(slot: number, concurrency: number): WorkerConfig;
+  teardown(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pulse
+
+interface Node {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly url: string;
+}
+
+function runWeave(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`weave ${args[0]} exited ${code}: ${err}`)),
+    );
+  });
+}
+
+function startNode(db: string): Promise<Node> {
+  const child = spawn(process.execPath, [WEAVE_BIN, 'server', '--db', db, '--port', '0'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, WEAVE_LOG_LEVEL: 'error' },
+  });
+  child.stdout.resume();
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`weave server did not start: ${err}`));
+    }, 20_000);
+    const onData = (d: Buffer) => {
+      err += d.toString();
+      const m = /listening at (\S+)/.exec(err);
+      if (m?.[1] !== undefined) {
+        clearTimeout(timer);
+        child.stderr.off('data', onData);
+        child.stderr.resume();
+        resolve({ child, url: m[1] });
+      }
+    };
+    child.stderr.on('data', onData);
+  });
+}
+
+function stopNode(node: Node): Promise<void> {
+  return new Promise((resolve) => {
+    if (node.child.exitCode !== null) {
+      resolve();
+      return;
+    }
+    const kill = setTimeout(() => node.child.kill('SIGKILL'), 10_000);
+    node.child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    node.child.kill('SIGTERM');
+  });
+}
+
+export class PulseSystem implements System {
+  readonly kind = 'pulse';
+  readonly name: string;
+  readonly #dialect: 'mysql' | 'sqlite';
+  readonly #nodes: number;
+  readonly #worker: 'pulse-sdk' | 'pulse-batch';
+  #db = '';
+  #dir = '';
+  #dbName = '';
+  #key = '';
+  #running: Node[] = [];
+  #sql: Connection | undefined;
+  #sqlite: Sqlite.Database | undefined;
+  ownQueries = 0;
+
+  constructor(dialect: 'mysql' | 'sqlite', nodes: number, worker: 'pulse-sdk' | 'pulse-batch') {
+    this.#dialect = dialect;
+    this.#nodes = nodes;
+    this.#worker = worker;
+    const db = dialect === 'mysql' ? 'MariaDB' : 'SQLite';
+    const mode = worker === 'pulse-batch' ? 'batched' : 'SDK Worker';
+    this.name = `Pulse ${db}, ${nodes} node${nodes > 1 ? 's' : ''} (${mode})`;
+  }
+
+  async setup(): Promise<void> {
+    if (this.#dialect === 'mysql') {
+      this.#dbName = `weave_bench_${process.pid}_${Date.now()}`;
+      this.#sql = await createConnection(MYSQL);
+      await this.#sql.query(`CREATE DATABASE ${this.#dbName}`);
+      await this.#sql.query(`USE ${this.#dbName}`);
+      this.#db = `mysql://root@127.0.0.1:3306/${this.#dbName}`;
+    } else {
+      this.#dir = mkdtempSync(join(tmpdir(), 'weave-bench-'));
+      this.#db = join(this.#dir, 'weave.sqlite');
+    }
+    const out = await runWeave([
+      'bootstrap',
+      '--db',
+      this.#db,
+      '--namespace',
+      NAMESPACE,
+      '--app',
+      APP,
+      '--queue',
+      QUEUE,
+      '--json',
+    ]);
+    this.#key = (JSON.parse(out) as { key: string }).key;
+    for (let i = 0; i < this.#nodes; i++) {
+      this.#running.push(await startNode(this.#db));
+    }
+    await this.#client(0).updateApplication(APP, { quota: { max_active_tasks: 1_000_000 } });
+    if (this.#dialect === 'sqlite') {
+      this.#sqlite = new Sqlite(this.#db, { readonly: true });
+    }
+  }
+
+  #client(i: number): WeaveClient {
+    const node = this.#running[i % this.#running.length];
+    return new WeaveClient({ url: node?.url ?? '', namespace: NAMESPACE, apiKey: this.#key });
+  }
+
+  async enqueue(n: number): Promise<void> {
+    const clients = this.#running.map((_, i) => this.#client(i));
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < n; i = next++) {
+        await clients[i % clients.length]?.submitTask(QUEUE, { input: { i }, idempotent: true });
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, lane));
+  }
+
+  #submits = 0;
+  async submit(payload: { t: number; paced: true }): Promise<void> {
+    await this.#client(this.#submits++).submitTask(QUEUE, { input: payload, idempotent: true });
+  }
+
+  async remaining(): Promise<number> {
+    this.ownQueries++;
+    const sql = "SELECT COUNT(*) AS n FROM tasks WHERE status IN ('PENDING','CLAIMED','RUNNING')";
+    if (this.#sqlite !== undefined) {
+      return (this.#sqlite.prepare(sql).get() as { n: number }).n;
+    }
+    const [rows] = await (this.#sql as Connection).query<RowDataPacket[]>(sql);
+    return Number(rows[0]?.n);
+  }
+
+  async commits(): Promise<Commits | undefined> {
+    if (this.#sql === undefined) {
+      return undefined;
+    }
+    const [rows] = await this.#sql.query<RowDataPacket[]>(
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Handler_commit', 'Com_commit')",
+    );
+    const get = (name: string) =>
+      Number(rows.find((r) => r.Variable_name === name)?.Value ?? Number.NaN);
+    return {
+      commits: get('Com_commit'),
+      handler: get('Handler_commit'),
+    };
+  }
+
+  workerConfig(slot: number, concurrency: number): WorkerConfig {
+    return {
+      system: this.#worker,
+      url: this.#running[slot % this.#running.length]?.url ?? '',
+      namespace: NAMESPACE,
+      key: this.#key,
+      queue: QUEUE,
+      concurrency,
+    };
+  }
+
+  async teardown(): Promise<void> {
+    await Promise.all(this.#running.map(stopNode));
+    this.#sqlite?.close();
+    if (this.#sql !== undefined) {
+      await this.#sql.query(`DROP DATABASE IF EXISTS ${this.#dbName}`);
+      await this.#sql.end();
+    }
+    if (this.#dir !== '') {
+      rmSync(this.#dir, { recursive: true, force: true });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL peers
+
+abstract class PgSystem {
+  protected readonly dbName = `weave_bench_${process.pid}_${Date.now()}`;
+  protected readonly url = `postgres://postgres@127.0.0.1:5432/${this.dbName}`;
+  protected probe: pg.Client | undefined;
+  ownQueries = 0;
+
+  protected async createDatabase(): Promise<void> {
+    const admin = new pg.Client(PG_ADMIN);
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${this.dbName}`);
+    await admin.end();
+  }
+
+  protected async count(sql: string, params: unknown[] = []): Promise<number> {
+    if (this.probe === undefined) {
+      this.probe = new pg.Client(this.url);
+      await this.probe.connect();
+    }
+    this.ownQueries++;
+    const result = await this.probe.query<{ n: string }>(sql, params);
+    return Number(result.rows[0]?.n);
+  }
+
+  /**
+   * `xact_commit` of the bench database. The probe connection is closed first (a backend
+   * flushes its statistics when it exits), so the counter includes everything so far.
+   */
+  async commits(): Promise<Commits | undefined> {
+    await this.probe?.end();
+    this.probe = undefined;
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const admin = new pg.Client(PG_ADMIN);
+    await admin.connect();
+    await admin.query('SELECT pg_stat_clear_snapshot()');
+    const result = await admin.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1',
+      [this.dbName],
+    );
+    await admin.end();
+    return { commits: Number(result.rows[0]?.n) };
+  }
+
+  protected async dropDatabase(): Promise<void> {
+    await this.probe?.end();
+    const admin = new pg.Client(PG_ADMIN);
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${this.dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+export class PgBossSystem extends PgSystem implements System {
+  readonly kind = 'pg-boss';
+  readonly name: string;
+  readonly #batchSize: number;
+  #boss: PgBoss | undefined;
+
+  constructor(batchSize: number) {
+    super();
+    this.#batchSize = batchSize;
+    this.name = `pg-boss 10.4.2 (batch ${batchSize})`;
+  }
+
+  async setup(): Promise<void> {
+    await this.createDatabase();
+    const PgBoss = (await import('pg-boss')).default;
+    this.#boss = new PgBoss({ connectionString: this.url, supervise: false, schedule: false });
+    this.#boss.on('error', (e) => console.error('pg-boss:', e));
+    await this.#boss.start();
+    await this.#boss.createQueue(QUEUE);
+  }
+
+  async enqueue(n: number): Promise<void> {
+    for (let i = 0; i < n; i += 1_000) {
+      const jobs = Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({
+        name: QUEUE,
+        data: { i: i + k },
+      }));
+      await this.#boss?.insert(jobs);
+    }
+  }
+
+  async submit(payload: { t: number; paced: true }): Promise<void> {
+    await this.#boss?.send(QUEUE, payload);
+  }
+
+  remaining(): Promise<number> {
+    return this.count(
+      "SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'",
+      [QUEUE],
+    );
+  }
+
+  workerConfig(_slot: number, concurrency: number): WorkerConfig {
+    return {
+      system: 'pg-boss',
+      url: this.url,
+      queue: QUEUE,
+      concurrency,
+      batchSize: this.#batchSize,
+    };
+  }
+
+  async teardown(): Promise<void> {
+    await this.#boss?.stop({ graceful: false, wait: true });
+    await this.dropDatabase();
+  }
+}
+
+export class GraphileSystem extends PgSystem implements System {
+  readonly kind = 'graphile-worker';
+  readonly name = 'graphile-worker 0.17.3';
+  #utils: WorkerUtils | undefined;
+
+  async setup(): Promise<void> {
+    await this.createDatabase();
+    const { makeWorkerUtils } = await import('graphile-worker');
+    this.#utils = await makeWorkerUtils({ connectionString: this.url });
+    await this.#utils.migrate();
+  }
+
+  async enqueue(n: number): Promise<void> {
+    for (let i = 0; i < n; i += 1_000) {
+      const specs = Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({
+        identifier: QUEUE,
+        payload: { i: i + k },
+      }));
+      await this.#utils?.addJobs(specs);
+    }
+  }
+
+  async submit(payload: { t: number; paced: true }): Promise<void> {
+    await this.#utils?.addJob(QUEUE, payload);
+  }
+
+  remaining(): Promise<number> {
+    return this.count('SELECT COUNT(*) AS n FROM graphile_worker._private_jobs');
+  }
+
+  workerConfig(_slot: number, concurrency: number): WorkerConfig {
+    return { system: 'graphile-worker', url: this.url, queue: QUEUE, concurrency };
+  }
+
+  async teardown(): Promise<void> {
+    await this.#utils?.release();
+    await this.dropDatabase();
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The Pulse burn-down bench (issue 4, docs/benchmarks.md "Pulse burn-down"):
+ *
+ *   npm run bench:burn-down -- [--jobs 20000] [--rate 200] [--paced-seconds 10] [--only a,b]
+ *
+ * For every system, on a fresh database: pre-enqueue `--jobs` no-op jobs (not timed), read the
+ * database's commit counter, start 4 worker processes × concurrency 6 (= 24), time the drain
+ * (jobs/s), stop the workers, read the counter again (commits per job). Then a paced phase: the
+ * workers start again and jobs are submitted at `--rate` per second for `--paced-seconds`;
+ * each handler records `now - t` (t: taken right before the submit call) = submit→claim latency
+ * below saturation, p50/p99. Every phase is bounded in time; everything runs on loopback.
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { GraphileSystem, PgBossSystem, PulseSystem } from './burn-down-systems.js';
+import type { Commits, System } from './burn-down-systems.js';
+import { formatTable, percentile } from './burn-down-report.js';
+import type { Row } from './burn-down-report.js';
+
+const WORKER_JS = fileURLToPath(new URL('./burn-down-worker.js', import.meta.url));
+const PROCESSES = 4;
+const CONCURRENCY_PER_PROCESS = 6;
+const DRAIN_TIMEOUT_MS = 300_000;
+const POLL_MS = 50;
+
+interface Options {
+  readonly jobs: number;
+  readonly rate: number;
+  readonly pacedSeconds: number;
+  readonly only: readonly string[] | undefined;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const get = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return {
+    jobs: Number(get('jobs') ?? 20_000),
+    rate: Number(get('rate') ?? 200),
+    pacedSeconds: Number(get('paced-seconds') ?? 10),
+    only: get('only')?.split(','),
+  };
+}
+
+/** Variant ids → systems, in the order they run. */
+const VARIANTS: Record<string, () => System> = {
+  'pulse-mariadb-1': () => new PulseSystem('mysql', 1, 'pulse-batch'),
+  'pulse-mariadb-2': () => new PulseSystem('mysql', 2, 'pulse-batch'),
+  'pulse-sqlite': () => new PulseSystem('sqlite', 1, 'pulse-batch'),
+  'pulse-mariadb-1-sdk': () => new PulseSystem('mysql', 1, 'pulse-sdk'),
+  'pulse-sqlite-sdk': () => new PulseSystem('sqlite', 1, 'pulse-sdk'),
+  'pg-boss': () => new PgBossSystem(50),
+  'graphile-worker': () => new GraphileSystem(),
+};
+
+class Workers {
+  readonly #children: ChildProcess[] = [];
+
+  async start(system: System): Promise<void> {
+    const ready: Promise<void>[] = [];
+    for (let slot = 0; slot < PROCESSES; slot++) {
+      const config = system.workerConfig(slot, CONCURRENCY_PER_PROCESS);
+      const child = fork(WORKER_JS, [JSON.stringify(config)], { stdio: 'inherit' });
+      this.#children.push(child);
+      ready.push(
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('worker not ready in 30 s')), 30_000);
+          child.on('message', (m: { ready?: boolean }) => {
+            if (m.ready === true) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+          child.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
+        }),
+      );
+    }
+    await Promise.all(ready);
+  }
+
+  /** Every process starts claiming now. */
+  go(): void {
+    this.#children.forEach((child) => child.send({ go: true }));
+  }
+
+  /** Graceful stop; resolves to the latencies every process recorded. */
+  async stop(): Promise<number[]> {
+    const all = await Promise.all(
+      this.#children.splice(0).map(
+        (child) =>
+          new Promise<number[]>((resolve) => {
+            let latencies: number[] = [];
+            const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+            child.on('message', (m: { latencies?: number[] }) => {
+              latencies = m.latencies ?? latencies;
+            });
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve(latencies);
+            });
+            if (child.exitCode !== null || !child.connected) {
+              clearTimeout(kill);
+              resolve(latencies);
+              return;
+            }
+            child.send({ stop: true });
+          }),
+      ),
+    );
+    return all.flat();
+  }
+}
+
+async function waitDrained(system: System, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while ((await system.remaining()) > 0) {
+    if (Date.now() > until) {
+      throw new Error(`${system.name}: jobs left after ${timeoutMs} ms`);
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+async function runVariant(system: System, options: Options): Promise<Row> {
+  const log = (text: string) => process.stderr.write(`[${system.name}] ${text}\n`);
+  const workers = new Workers();
+  try {
+    await system.setup();
+    let started = Date.now();
+    await system.enqueue(options.jobs);
+    log(`enqueued ${options.jobs} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const before: Commits | undefined = await system.commits();
+    const queriesBefore = system.ownQueries;
+    await workers.start(system);
+    started = Date.now();
+    workers.go();
+    await waitDrained(system, DRAIN_TIMEOUT_MS);
+    const drainMs = Date.now() - started;
+    await workers.stop();
+    const after: Commits | undefined = await system.commits();
+    const ownQueries = system.ownQueries - queriesBefore;
+    const jobsPerSecond = options.jobs / (drainMs / 1000);
+    log(`drained in ${(drainMs / 1000).toFixed(2)} s: ${jobsPerSecond.toFixed(0)} jobs/s`);
+
+    // Paced phase: well below capacity.
+    await workers.start(system);
+    workers.go();
+    const total = Math.round(options.rate * options.pacedSeconds);
+    const pacedStart = Date.now();
+    const submits: Promise<void>[] = [];
+    for (let k = 0; k < total; k++) {
+      const due = pacedStart + (k * 1000) / options.rate;
+      const wait = due - Date.now();
+      if (wait > 0) {
+        await sleep(wait);
+      }
+      submits.push(system.submit({ t: Date.now(), paced: true }));
+    }
+    await Promise.all(submits);
+    await waitDrained(system, 60_000);
+    const latencies = (await workers.stop()).sort((a, b) => a - b);
+    log(`paced: ${latencies.length} of ${total} latencies recorded`);
+    const pgOwn = system.kind === 'pulse' ? 0 : ownQueries;
+    return {
+      name: system.name,
+      kind: system.kind,
+      jobs: options.jobs,
+      drainMs,
+      jobsPerSecond,
+      commitsPerJob:
+        before === undefined || after === undefined
+          ? undefined
+          : (after.commits - before.commits - pgOwn) / options.jobs,
+      handlerCommitsPerJob:
+        before?.handler === undefined || after?.handler === undefined
+          ? undefined
+          : (after.handler - before.handler) / options.jobs,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      latencyCount: latencies.length,
+    };
+  } finally {
+    await workers.stop();
+    await system.teardown();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const ids = options.only ?? Object.keys(VARIANTS);
+  const rows: Row[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const make = VARIANTS[id];
+    if (make === undefined) {
+      throw new Error(`unknown variant ${id}; known: ${Object.keys(VARIANTS).join(', ')}`);
+    }
+    try {
+      rows.push(await runVariant(make(), options));
+    } catch (e: unknown) {
+      process.stderr.write(`variant ${id} failed: ${String(e)}\n`);
+      missing.push(id);
+    }
+  }
+  process.stdout.write(
+    `\nburn-down: ${options.jobs} no-op jobs, ${PROCESSES} worker processes × ` +
+      `${CONCURRENCY_PER_PROCESS}; paced ${options.rate}/s × ${options.pacedSeconds} s\n\n`,
+  );
+  process.stdout.write(formatTable(rows) + '\n');
+  if (missing.length > 0) {
+    process.stdout.write(`\nfailed variants: ${missing.join(', ')}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main();
