@@ -69,9 +69,10 @@ forEachDialect((dialect) => {
       assert.deepEqual(seen, [1]);
     });
 
-    test(
+    // Only InnoDB can deadlock: SQLite serialises writers with BEGIN IMMEDIATE.
+    const deadlockTest = dialect === 'mysql' ? test : () => undefined;
+    void deadlockTest(
       'a transaction chosen as a deadlock victim is retried and succeeds',
-      { skip: dialect === 'sqlite' && 'SQLite serialises writers: no deadlocks' },
       async () => {
         await withTx(db.database, async (tx) => {
           await tx.db
