@@ -6,6 +6,7 @@
  * try { await client.createQueue({ name: 'q', application: 'app' }); }
  * catch (e) { if (isWeaveApiError(e) && e.code === 'already_exists') { … } }
  */
+import { isJsonNumber } from '@weave/json';
 import type { Plain } from './plain.js';
 
 export class WeaveApiError extends Error {
@@ -61,7 +62,7 @@ function asRecord(value: Plain): Record<string, Plain> | undefined {
   return typeof value === 'object' &&
     value !== null &&
     !Array.isArray(value) &&
-    !('kind' in value && 'text' in value)
+    !isJsonNumber(value)
     ? value
     : undefined;
 }

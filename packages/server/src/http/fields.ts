@@ -2,6 +2,7 @@
  * Reading request bodies (exact-JSON values) into typed fields. Every failure is
  * `invalid_argument` with the JSON path of the field, the rule, and what was given.
  */
+import { isJsonArray, isJsonNumber, isJsonObject } from '@weave/json';
 import type { JsonObject, JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
 import { parseInstant } from '../store/values.js';
@@ -14,14 +15,14 @@ function describe(value: JsonValue | undefined): string {
   if (value === null) {
     return 'null';
   }
-  if (Array.isArray(value)) {
+  if (isJsonArray(value)) {
     return 'an array';
   }
-  if (value instanceof Map) {
+  if (isJsonObject(value)) {
     return 'an object';
   }
-  if (typeof value === 'object') {
-    return `the number ${(value as { text: string }).text}`;
+  if (isJsonNumber(value)) {
+    return `the number ${value.text}`;
   }
   return typeof value === 'string' ? `a string` : `${String(value)}`;
 }
@@ -33,7 +34,7 @@ function fail(path: string, rule: string, value: JsonValue | undefined): never {
 }
 
 export function expectObject(value: JsonValue | undefined, path = '$'): JsonObject {
-  if (!(value instanceof Map)) {
+  if (!isJsonObject(value)) {
     fail(path, 'must be an object', value);
   }
   return value;
@@ -98,10 +99,7 @@ export function readInteger(
   if (value === undefined) {
     return undefined;
   }
-  const text =
-    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map)
-      ? (value as { text: string }).text
-      : undefined;
+  const text = isJsonNumber(value) ? value.text : undefined;
   if (
     text === undefined ||
     !/^-?(0|[1-9][0-9]{0,15})$/.test(text) ||
