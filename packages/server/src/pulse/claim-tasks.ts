@@ -7,7 +7,13 @@
  * so concurrent claimers take disjoint rows instead of waiting on each other; SQLite serialises
  * writers with BEGIN IMMEDIATE. Each claim bumps the task's generation, which voids any older
  * permit (DESIGN.md §3 "Claiming").
+ *
+ * The claimed set is written with one statement per table, not one per task (DESIGN.md §5a): a
+ * multi-row attempt insert, one task update, a multi-row event insert. With `start` the tasks are
+ * started in the same transaction (claim + start: two revisions, two events per task).
  */
+import { sql } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId } from '../store/values.js';
@@ -15,7 +21,6 @@ import { createPermit } from './permits.js';
 import { acquireResource } from './resource-keys.js';
 import type { Task } from './task-record.js';
 import { toTask } from './task-record.js';
-import { changeTask } from './task-change.js';
 
 /** Most tasks one claim may take (API.md: up to 100 per call). */
 export const MAX_CLAIM_TASKS = 100;
@@ -28,6 +33,11 @@ export interface ClaimRequest {
   readonly workerId: string;
   readonly maxTasks: number;
   readonly leaseUs?: Micros;
+  /**
+   * Start the claimed attempts in the same transaction (the worker runs them at once). A lost
+   * answer then leaves started attempts: their effect counts as uncertain when the lease ends.
+   */
+  readonly start?: boolean;
 }
 
 export interface ClaimedTask {
@@ -60,15 +70,16 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
     return { queueId, paused: true, claimed: [] };
   }
   const rows = await selectReady(tx, queueId, Math.min(request.maxTasks, MAX_CLAIM_TASKS));
-  const claimed: ClaimedTask[] = [];
+  const tasks: Task[] = [];
   for (const row of rows) {
     const task = toTask(row);
     // A task whose resource key is held by another claimed or running task waits its turn.
+    // Lock order: all candidate task rows (above), then resource rows.
     if (await acquireResource(tx, task)) {
-      claimed.push(await claimOne(tx, task, request));
+      tasks.push(task);
     }
   }
-  return { queueId, paused: false, claimed };
+  return { queueId, paused: false, claimed: await claimAll(tx, tasks, request) };
 }
 
 /**
@@ -91,42 +102,150 @@ function selectReady(tx: Tx, queueId: string, limit: number) {
   return tx.dialect.forUpdateSkipLocked(query).execute();
 }
 
-async function claimOne(tx: Tx, task: Task, request: ClaimRequest): Promise<ClaimedTask> {
+interface ClaimPlan {
+  readonly task: Task;
+  readonly token: string;
+  readonly hash: Buffer;
+  readonly generation: bigint;
+  readonly attemptNumber: number;
+  readonly expiresAt: Micros;
+  readonly leaseUntil: Micros;
+}
+
+function planClaim(tx: Tx, task: Task, request: ClaimRequest): ClaimPlan {
   const { token, hash } = createPermit();
-  const generation = task.generation + 1n;
-  const attemptNumber = task.attemptCount + 1;
   const byTimeout = task.attemptTimeoutUs === null ? undefined : tx.now + task.attemptTimeoutUs;
   const expiresAt =
     byTimeout !== undefined && byTimeout < task.deadlineAt ? byTimeout : task.deadlineAt;
   const byLease = tx.now + (request.leaseUs ?? DEFAULT_LEASE_US);
-  const leaseUntil = byLease < expiresAt ? byLease : expiresAt;
-  const inserted = await tx.db
-    .insertInto('task_attempts')
-    .values({
-      namespace_id: task.namespaceId,
-      task_id: task.id,
-      attempt_number: attemptNumber,
-      generation,
-      worker_id: request.workerId,
-      permit_hash: hash,
-      status: 'CLAIMED',
-      claimed_at: tx.now,
-      lease_until: leaseUntil,
-      expires_at: expiresAt,
-    })
-    .executeTakeFirstOrThrow();
-  const attemptId = toId(inserted.insertId ?? 0n);
-  await changeTask(tx, task, {
-    status: 'CLAIMED',
-    type: 'task.claimed',
-    attemptId,
-    set: {
-      attempt_count: attemptNumber,
-      current_attempt_id: attemptId,
-      generation,
-      lease_owner: request.workerId,
-      lease_until: leaseUntil,
-    },
+  return {
+    task,
+    token,
+    hash,
+    generation: task.generation + 1n,
+    attemptNumber: task.attemptCount + 1,
+    expiresAt,
+    leaseUntil: byLease < expiresAt ? byLease : expiresAt,
+  };
+}
+
+/** The locked, resource-holding tasks → attempts, task rows and events, one statement each. */
+async function claimAll(
+  tx: Tx,
+  tasks: readonly Task[],
+  request: ClaimRequest,
+): Promise<ClaimedTask[]> {
+  if (tasks.length === 0) {
+    return [];
+  }
+  const plans = tasks.map((task) => planClaim(tx, task, request));
+  const attemptIds = await insertAttempts(tx, plans, request);
+  const claimed = plans.map((plan): ClaimedTask => {
+    const attemptId = attemptIds.get(plan.task.id);
+    if (attemptId === undefined) {
+      throw new Error(`no attempt row returned for task ${plan.task.id}`);
+    }
+    const { task, attemptNumber, token: permit, leaseUntil } = plan;
+    return { task, attemptId, attemptNumber, permit, leaseUntil };
   });
-  return { task, attemptId, attemptNumber, permit: token, leaseUntil };
+  await updateClaimedTasks(tx, claimed, request);
+  await insertClaimEvents(tx, claimed, request.start === true);
+  return claimed;
+}
+
+/** One multi-row insert; RETURNING (SQLite ≥ 3.35, MariaDB ≥ 10.5) maps task → attempt id. */
+async function insertAttempts(
+  tx: Tx,
+  plans: readonly ClaimPlan[],
+  request: ClaimRequest,
+): Promise<Map<string, string>> {
+  const started = request.start === true;
+  const query = tx.db
+    .insertInto('task_attempts')
+    .values(
+      plans.map((plan) => ({
+        namespace_id: plan.task.namespaceId,
+        task_id: plan.task.id,
+        attempt_number: plan.attemptNumber,
+        generation: plan.generation,
+        worker_id: request.workerId,
+        permit_hash: plan.hash,
+        status: started ? 'RUNNING' : 'CLAIMED',
+        claimed_at: tx.now,
+        started_at: started ? tx.now : null,
+        lease_until: plan.leaseUntil,
+        expires_at: plan.expiresAt,
+      })),
+    )
+    .returning(['id', 'task_id']);
+  // executeQuery, not execute(): Kysely's MySQL adapter drops RETURNING rows, MariaDB sends them.
+  const { rows } = await tx.db.executeQuery(query.compile());
+  return new Map(rows.map((row) => [toId(row.task_id), toId(row.id)]));
+}
+
+/**
+ * One UPDATE for the claimed set. Relative increments are exact: every row is locked by this
+ * transaction since the read the plans were made from. Per-row values go through CASE.
+ */
+async function updateClaimedTasks(
+  tx: Tx,
+  claimed: readonly ClaimedTask[],
+  request: ClaimRequest,
+): Promise<void> {
+  const started = request.start === true;
+  await tx.db
+    .updateTable('tasks')
+    .set({
+      status: started ? 'RUNNING' : 'CLAIMED',
+      revision: sql`revision + ${started ? 2 : 1}`,
+      attempt_count: sql`attempt_count + 1`,
+      generation: sql`generation + 1`,
+      current_attempt_id: byTask(claimed, (c) => c.attemptId),
+      lease_owner: request.workerId,
+      lease_until: byTask(claimed, (c) => c.leaseUntil),
+      updated_at: tx.now,
+    })
+    .where(
+      'id',
+      'in',
+      claimed.map((c) => c.task.id),
+    )
+    .execute();
+}
+
+/** `CASE id WHEN <task> THEN <value> … END` over the claimed set. */
+function byTask(
+  claimed: readonly ClaimedTask[],
+  value: (c: ClaimedTask) => string | bigint,
+): RawBuilder<string | bigint> {
+  const arms = claimed.map((c) => sql`WHEN ${c.task.id} THEN ${value(c)}`);
+  return sql<string | bigint>`CASE id ${sql.join(arms, sql` `)} END`;
+}
+
+/** The raw status events (原始状态事件): task.claimed, and task.started when started too. */
+async function insertClaimEvents(
+  tx: Tx,
+  claimed: readonly ClaimedTask[],
+  started: boolean,
+): Promise<void> {
+  const event = (c: ClaimedTask, step: bigint, type: string, status: string) => ({
+    namespace_id: c.task.namespaceId,
+    task_id: c.task.id,
+    revision: c.task.revision + step,
+    type,
+    status,
+    attempt_id: c.attemptId,
+    at: tx.now,
+    details: null,
+  });
+  await tx.db
+    .insertInto('task_events')
+    .values(
+      claimed.flatMap((c) =>
+        started
+          ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
+          : [event(c, 1n, 'task.claimed', 'CLAIMED')],
+      ),
+    )
+    .execute();
 }
