@@ -42,26 +42,48 @@ export interface CompleteRequest extends PermitRef {
 
 export async function completeAttempt(tx: Tx, request: CompleteRequest): Promise<TaskReceipt> {
   const { task, attempt } = await lockPermitted(tx, request);
+  const plan = planCompletion(tx, { task, attempt, request });
+  return plan.kind === 'replay' ? plan.receipt : settleTask(tx, task, plan.settlement);
+}
+
+/** What a completion of a locked task does: replay a stored receipt, or this settlement. */
+export type CompletionPlan =
+  | { readonly kind: 'replay'; readonly receipt: TaskReceipt }
+  | { readonly kind: 'settle'; readonly settlement: Settlement };
+
+/**
+ * The checks and the decision, without I/O (the caller locked the task and checked that the
+ * permit is the attempt's): the queue, an identical re-report (E1.6), liveness, the outcome.
+ * Throws the item's refusal before anything is written.
+ */
+export function planCompletion(
+  tx: Tx,
+  locked: { readonly task: Task; readonly attempt: Attempt; readonly request: CompleteRequest },
+): CompletionPlan {
+  const { task, attempt, request } = locked;
   if (request.queueId !== undefined && task.queueId !== request.queueId) {
     throw notFound(`task ${task.id} in this queue`, { path: 'task_id' });
   }
   const digest = completionDigest(request.completion);
   if (attempt.completionDigest !== null) {
     if (attempt.completionDigest === digest && attempt.receipt !== null) {
-      return storedReceipt(attempt.receipt);
+      return { kind: 'replay', receipt: storedReceipt(attempt.receipt) };
     }
     throw permitStale('settled', { attempt_status: attempt.status });
   }
   requireLive(tx, task, attempt);
   const settlement = decideSettlement(tx, task, attempt, request.completion);
-  return settleTask(tx, task, {
-    ...settlement,
-    attempt: { ...settlement.attempt, completionDigest: digest },
-    actor: {
-      credentialId: request.credentialId,
-      ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
+  return {
+    kind: 'settle',
+    settlement: {
+      ...settlement,
+      attempt: { ...settlement.attempt, completionDigest: digest },
+      actor: {
+        credentialId: request.credentialId,
+        ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
+      },
     },
-  });
+  };
 }
 
 type Decided = Omit<Settlement, 'actor' | 'attempt'> & {

@@ -1,17 +1,36 @@
 /**
  * Many completions in one transaction (API.md `POST /queues/{q}/completions`), so a busy worker
  * pays one commit for a batch instead of one per task (DESIGN.md §5a). Each item is whole or
- * nothing on its own: it runs inside a SAVEPOINT that a refused item (permit_stale, …) rolls
- * back, so a bad item never blocks the others. Items are applied in ascending task id, the lock
- * order of task rows, so two overlapping batches cannot deadlock each other.
+ * nothing on its own: a refused item (permit_stale, …) changes nothing and never blocks the
+ * others.
+ *
+ * Cost per batch, not per item, where it can be:
+ *   1. one `SELECT … FOR UPDATE` locks every task of the batch, in ascending id (the lock order
+ *      of task rows, so two overlapping batches cannot deadlock each other), and one SELECT reads
+ *      their attempts;
+ *   2. the checks are pure (planCompletion): an item refused there is refused before any write;
+ *   3. the accepted items are settled one by one (settle-task.ts, the result transaction) under
+ *      ONE savepoint. Should a settlement refuse (a WeaveError from a later step), the savepoint
+ *      is rolled back and the items are settled again each under its own savepoint, as before:
+ *      the refused one leaves no trace, the others go on.
+ * A task named twice in one batch: the later items run after the others through the one-by-one
+ * path, so they see the first item's settlement (a replay or permit_stale).
  */
 import { sql } from 'kysely';
-import { isWeaveError } from '../errors.js';
+import type { Selectable } from 'kysely';
+import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
+import type { TaskAttemptsTable } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
+import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
 import type { CompleteRequest } from './complete-attempt.js';
-import { completeAttempt } from './complete-attempt.js';
-import type { TaskReceipt } from './settle-task.js';
+import { completeAttempt, planCompletion } from './complete-attempt.js';
+import { requireOwnPermit } from './permits.js';
+import type { Settlement, TaskReceipt } from './settle-task.js';
+import { settleTask } from './settle-task.js';
+import type { Attempt, Task } from './task-record.js';
+import { toTask } from './task-record.js';
+import type { AttemptStatus } from './task-states.js';
 
 /** Most completions in one call. */
 export const MAX_BATCH_COMPLETIONS = 100;
@@ -20,31 +39,173 @@ export type BatchItemResult =
   | { readonly index: number; readonly receipt: TaskReceipt }
   | { readonly index: number; readonly error: WeaveError };
 
+interface Item {
+  readonly item: CompleteRequest;
+  readonly index: number;
+}
+
+interface Accepted {
+  readonly index: number;
+  readonly task: Task;
+  readonly settlement: Settlement;
+}
+
+export interface BatchOptions {
+  /** Test seam: the settlement step (default settleTask), to force a refusal while settling. */
+  readonly settle?: typeof settleTask;
+}
+
 export async function completeBatch(
   tx: Tx,
   items: readonly CompleteRequest[],
+  options: BatchOptions = {},
 ): Promise<BatchItemResult[]> {
-  const order = items
+  const ordered = items
     .map((item, index) => ({ item, index }))
     .sort((a, b) => compareIds(a.item.taskId, b.item.taskId));
+  const first: Item[] = [];
+  const repeated: Item[] = [];
+  const seen = new Set<string>();
+  for (const entry of ordered) {
+    (seen.has(entry.item.taskId) ? repeated : first).push(entry);
+    seen.add(entry.item.taskId);
+  }
+  const { tasks, attempts } = await lockBatch(tx, first);
   const results: BatchItemResult[] = [];
-  for (const { item, index } of order) {
-    await sql`SAVEPOINT completion_item`.execute(tx.db);
+  const accepted: Accepted[] = [];
+  for (const { item, index } of first) {
     try {
-      const receipt = await completeAttempt(tx, item);
-      await sql`RELEASE SAVEPOINT completion_item`.execute(tx.db);
-      results.push({ index, receipt });
-    } catch (e: unknown) {
-      // Only refusals are per item; a driver error (deadlock, lost connection) fails the batch.
-      if (!isWeaveError(e)) {
-        throw e;
+      const task = tasks.get(item.taskId);
+      if (task === undefined) {
+        throw notFound(`task ${item.taskId}`, { path: 'task_id' });
       }
-      await sql`ROLLBACK TO SAVEPOINT completion_item`.execute(tx.db);
-      await sql`RELEASE SAVEPOINT completion_item`.execute(tx.db);
-      results.push({ index, error: e });
+      const attempt = requireOwnPermit(task, attempts.get(item.attemptId), item.permit);
+      const plan = planCompletion(tx, { task, attempt, request: item });
+      if (plan.kind === 'replay') {
+        results.push({ index, receipt: plan.receipt });
+      } else {
+        accepted.push({ index, task, settlement: plan.settlement });
+      }
+    } catch (e: unknown) {
+      results.push({ index, error: refusal(e) });
     }
   }
+  results.push(...(await settleAll(tx, accepted, options.settle ?? settleTask)));
+  for (const { item, index } of repeated) {
+    results.push(await eachAlone(tx, index, () => completeAttempt(tx, item)));
+  }
   return results.sort((a, b) => a.index - b.index);
+}
+
+/** Settle under one savepoint; on a refusal, again one by one (see the module comment). */
+async function settleAll(
+  tx: Tx,
+  accepted: readonly Accepted[],
+  settle: typeof settleTask,
+): Promise<BatchItemResult[]> {
+  if (accepted.length === 0) {
+    return [];
+  }
+  await sql`SAVEPOINT completion_batch`.execute(tx.db);
+  try {
+    const results: BatchItemResult[] = [];
+    for (const { index, task, settlement } of accepted) {
+      results.push({ index, receipt: await settle(tx, task, settlement) });
+    }
+    await sql`RELEASE SAVEPOINT completion_batch`.execute(tx.db);
+    return results;
+  } catch (e: unknown) {
+    refusal(e);
+    await sql`ROLLBACK TO SAVEPOINT completion_batch`.execute(tx.db);
+    await sql`RELEASE SAVEPOINT completion_batch`.execute(tx.db);
+  }
+  const results: BatchItemResult[] = [];
+  for (const { index, task, settlement } of accepted) {
+    results.push(await eachAlone(tx, index, () => settle(tx, task, settlement)));
+  }
+  return results;
+}
+
+/** One item inside its own savepoint: a refusal rolls back exactly that item. */
+async function eachAlone(
+  tx: Tx,
+  index: number,
+  run: () => Promise<TaskReceipt>,
+): Promise<BatchItemResult> {
+  await sql`SAVEPOINT completion_item`.execute(tx.db);
+  try {
+    const receipt = await run();
+    await sql`RELEASE SAVEPOINT completion_item`.execute(tx.db);
+    return { index, receipt };
+  } catch (e: unknown) {
+    const error = refusal(e);
+    await sql`ROLLBACK TO SAVEPOINT completion_item`.execute(tx.db);
+    await sql`RELEASE SAVEPOINT completion_item`.execute(tx.db);
+    return { index, error };
+  }
+}
+
+/** Only refusals are per item; a driver error (deadlock, lost connection) fails the batch. */
+function refusal(e: unknown): WeaveError {
+  if (!isWeaveError(e)) {
+    throw e;
+  }
+  return e;
+}
+
+const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
+
+/**
+ * Locks the batch's task rows with one `SELECT … FOR UPDATE … ORDER BY id` (ascending: the task
+ * lock order) and reads their attempts (only written under their task's lock). Ids that are not
+ * ids, or rows of another namespace, are simply absent.
+ */
+async function lockBatch(tx: Tx, items: readonly Item[]) {
+  const namespaceId = items[0]?.item.namespaceId;
+  const taskIds = items.map(({ item }) => item.taskId).filter((id) => ID_PATTERN.test(id));
+  const attemptIds = items.map(({ item }) => item.attemptId).filter((id) => ID_PATTERN.test(id));
+  const tasks = new Map<string, Task>();
+  const attempts = new Map<string, Attempt>();
+  if (namespaceId === undefined || taskIds.length === 0) {
+    return { tasks, attempts };
+  }
+  const query = tx.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('id', 'in', taskIds)
+    .orderBy('id');
+  for (const row of await tx.dialect.forUpdate(query).execute()) {
+    tasks.set(toId(row.id), toTask(row));
+  }
+  if (attemptIds.length > 0) {
+    const rows = await tx.db
+      .selectFrom('task_attempts')
+      .selectAll()
+      .where('namespace_id', '=', namespaceId)
+      .where('id', 'in', attemptIds)
+      .execute();
+    rows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
+  }
+  return { tasks, attempts };
+}
+
+/** The attempt mapping of task-record.ts (not exported there). */
+function toAttempt(row: Selectable<TaskAttemptsTable>): Attempt {
+  return {
+    id: toId(row.id),
+    taskId: toId(row.task_id),
+    attemptNumber: toInt(row.attempt_number),
+    generation: toMicros(row.generation),
+    workerId: row.worker_id,
+    permitHash: Buffer.from(row.permit_hash),
+    status: row.status as AttemptStatus,
+    startedAt: toMicrosOrNull(row.started_at),
+    leaseUntil: toMicros(row.lease_until),
+    expiresAt: toMicros(row.expires_at),
+    completionDigest: row.completion_digest,
+    receipt: row.receipt,
+  };
 }
 
 function compareIds(a: string, b: string): number {

@@ -46,14 +46,22 @@ export async function lockPermitted(
 ): Promise<{ task: Task; attempt: Attempt }> {
   const task = await lockTask(tx, ref.namespaceId, ref.taskId);
   const attempt = await findAttempt(tx, ref.namespaceId, ref.attemptId);
+  return { task, attempt: requireOwnPermit(task, attempt, ref.permit) };
+}
+
+/**
+ * The token must be the one of this attempt (constant-time) and the attempt must belong to the
+ * task, else `foreign`. Pure: batch completions read their rows in one query and check here.
+ */
+export function requireOwnPermit(task: Task, attempt: Attempt | undefined, token: string): Attempt {
   if (attempt === undefined || attempt.taskId !== task.id) {
     throw permitStale('foreign');
   }
-  const given = hashPermit(ref.permit);
+  const given = hashPermit(token);
   if (given.length !== attempt.permitHash.length || !timingSafeEqual(given, attempt.permitHash)) {
     throw permitStale('foreign');
   }
-  return { task, attempt };
+  return attempt;
 }
 
 export function requireLive(tx: Tx, task: Task, attempt: Attempt): void {
