@@ -11,6 +11,7 @@ import { migrate } from './store/migrate.js';
 import { startLeaseSweeper } from './pulse/lease-sweeper.js';
 import { startScheduleRunner } from './pulse/schedule-runner.js';
 import { TaskNotifier } from './pulse/task-notifier.js';
+import { startRetentionLoop } from './orbit/retention.js';
 
 export interface ServerOptions {
   /** `mysql://…` or a SQLite path. */
@@ -24,6 +25,8 @@ export interface ServerOptions {
   readonly sweepIntervalMs?: number | false;
   /** Schedule firing interval (default 1 s); `false` fires no schedules (tests). */
   readonly scheduleIntervalMs?: number | false;
+  /** Orbit retention pass interval (default 10 s); `false` runs none (tests). */
+  readonly retentionIntervalMs?: number | false;
 }
 
 /** A background loop (e.g. the lease sweeper); stopped before the pool closes. */
@@ -81,6 +84,17 @@ export class Server {
       if (options.scheduleIntervalMs !== false) {
         server.#startScheduleRunner(options.scheduleIntervalMs);
       }
+      if (options.retentionIntervalMs !== false) {
+        server.addLoop(
+          startRetentionLoop({
+            database,
+            ...(options.retentionIntervalMs === undefined
+              ? {}
+              : { intervalMs: options.retentionIntervalMs }),
+            onError: (e: unknown) => app.log.error({ err: e }, 'stream retention failed'),
+          }),
+        );
+      }
       return server;
     } catch (e: unknown) {
       await database.close();
@@ -122,6 +136,7 @@ export class Server {
   async #shutdown(): Promise<void> {
     // Release waiting long-polls first, so closing the listener does not wait up to 30 s.
     this.#notifier.close();
+    this.#database.signals.close();
     // A connection whose client aborted a request (a worker stopping its long-poll) keeps Node's
     // server.close() waiting until the keep-alive timeout (72 s in Fastify): in-flight requests
     // get a grace period to finish, then what is left is closed.

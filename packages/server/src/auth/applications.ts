@@ -6,6 +6,7 @@ import { WeaveError, notFound } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
+import { createDefaultStream } from '../orbit/streams.js';
 import { checkName } from './namespaces.js';
 
 export interface Application {
@@ -48,6 +49,7 @@ export async function createApplication(
       updated_at: tx.now,
     })
     .execute();
+  await createDefaultStream(tx, namespaceId, { id, name: input.name });
   return {
     id,
     name: input.name,

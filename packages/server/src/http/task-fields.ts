@@ -2,6 +2,7 @@
  * Request bodies of the Pulse routes → service inputs. Every failure is `invalid_argument` with
  * the JSON path (STYLE.md §5).
  */
+import { NAME_PATTERN } from '@weave/sdk/protocol';
 import type { JsonObject, JsonValue } from '@weave/json';
 import { isJsonNumber, stringify } from '@weave/json';
 import type { Completion, TaskError } from '../pulse/complete-attempt.js';
@@ -32,6 +33,7 @@ const SUBMIT_FIELDS = [
   'retry',
   'trace_key',
   'resource_key',
+  'result_stream',
 ];
 const KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
 export const ERROR_CODE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -60,6 +62,7 @@ export function parseSubmit(
     retry: parseRetry(obj.get('retry')),
     traceKey: readString(obj, 'trace_key', { pattern: KEY_PATTERN }),
     resourceKey: readString(obj, 'resource_key', { pattern: KEY_PATTERN }),
+    resultStream: readString(obj, 'result_stream', { pattern: NAME_PATTERN }),
   };
 }
 

@@ -27,6 +27,7 @@ export function encodeTemplate(t: TaskTemplate): string {
     },
     trace_key: t.traceKey,
     resource_key: t.resourceKey,
+    result_stream: t.resultStream,
   });
 }
 
@@ -43,6 +44,7 @@ export function decodeTemplate(text: string): TaskTemplate {
     retry: decodeRetry(retry),
     traceKey: optionalString(obj.get('trace_key')),
     resourceKey: optionalString(obj.get('resource_key')),
+    resultStream: optionalString(obj.get('result_stream')),
   };
 }
 

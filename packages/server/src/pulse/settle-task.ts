@@ -68,7 +68,7 @@ export async function settleTask(tx: Tx, task: Task, settlement: Settlement): Pr
   }
   await writeTaskEvent(tx, task, { ...settlement, revision });
   if (terminal) {
-    await deliverTerminal(tx, task, receipt);
+    await deliverTerminal(tx, task, settlement, receipt);
   }
   await writeAudit(tx, {
     namespaceId: task.namespaceId,
@@ -97,7 +97,12 @@ async function settleAttempt(tx: Tx, attempt: AttemptSettlement, receipt: TaskRe
     .execute();
 }
 
-async function deliverTerminal(tx: Tx, task: Task, receipt: TaskReceipt): Promise<void> {
+async function deliverTerminal(
+  tx: Tx,
+  task: Task,
+  settlement: Settlement,
+  receipt: TaskReceipt,
+): Promise<void> {
   if (task.ownerKind !== null) {
     await deliverResult(tx, {
       namespaceId: task.namespaceId,
@@ -111,10 +116,34 @@ async function deliverTerminal(tx: Tx, task: Task, receipt: TaskReceipt): Promis
   }
   await appendResult(tx, {
     namespaceId: task.namespaceId,
-    taskId: task.id,
+    applicationId: task.applicationId,
+    streamId: task.resultStreamId,
+    type: `task.${receipt.status.toLowerCase()}`,
+    source: { kind: 'task', id: task.id },
     revision: receipt.revision,
-    status: receipt.status,
+    fields: outcomeSnapshot(task, settlement, receipt),
   });
+}
+
+/** The frozen outcome for the stream: the task as this change leaves it, payload text as is. */
+function outcomeSnapshot(task: Task, settlement: Settlement, receipt: TaskReceipt) {
+  const set = settlement.set ?? {};
+  const result = set.result !== undefined ? set.result : task.result;
+  const errorCode = set.error_code !== undefined ? set.error_code : task.errorCode;
+  const errorMessage = set.error_message !== undefined ? set.error_message : task.errorMessage;
+  return {
+    task_id: task.id,
+    ...(receipt.attemptId === null ? {} : { attempt_id: receipt.attemptId }),
+    revision: receipt.revision.toString(),
+    status: receipt.status,
+    ...(task.traceKey === null ? {} : { trace_key: task.traceKey }),
+    ...(result === null || receipt.status !== 'SUCCEEDED'
+      ? {}
+      : { result: { kind: 'raw' as const, text: result } }),
+    ...(errorCode === null || receipt.status === 'SUCCEEDED'
+      ? {}
+      : { error: { code: errorCode, message: errorMessage ?? '' } }),
+  };
 }
 
 /** The receipt as stored on the attempt and sent on the wire. */

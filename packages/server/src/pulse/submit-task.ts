@@ -6,6 +6,7 @@
  */
 import { utf8ByteLength } from '@weave/json';
 import { WeaveError, invalidArgument, notFound } from '../errors.js';
+import { resolveResultStream } from '../orbit/streams.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toId, toInt } from '../store/values.js';
@@ -32,6 +33,8 @@ export interface SubmitInput {
   readonly retry: RetryPolicy;
   readonly traceKey?: string | undefined;
   readonly resourceKey?: string | undefined;
+  /** Orbit stream for the result (one of the queue's application); default stream if absent. */
+  readonly resultStream?: string | undefined;
 }
 
 export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQueue> {
@@ -58,7 +61,16 @@ export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQu
     queueName: input.queueName,
     capacity: toInt(queue.capacity),
   });
-  const id = await insertTask(tx, input, { queue, deadlineAt });
+  const resultStreamId =
+    input.resultStream === undefined
+      ? null
+      : await resolveResultStream(
+          tx,
+          input.namespaceId,
+          toId(queue.application_id),
+          input.resultStream,
+        );
+  const id = await insertTask(tx, input, { queue, deadlineAt, resultStreamId });
   const created = await readTask(tx, input.namespaceId, id);
   if (created === undefined) {
     throw new Error(`task ${id} vanished inside its own transaction`);
@@ -86,7 +98,11 @@ export function resolveDeadline(
 async function insertTask(
   tx: Tx,
   input: SubmitInput,
-  at: { queue: { id: unknown; application_id: unknown }; deadlineAt: Micros },
+  at: {
+    queue: { id: unknown; application_id: unknown };
+    deadlineAt: Micros;
+    resultStreamId: string | null;
+  },
 ): Promise<string> {
   const inserted = await tx.db
     .insertInto('tasks')
@@ -100,6 +116,7 @@ async function insertTask(
       priority: input.priority,
       trace_key: input.traceKey ?? null,
       resource_key: input.resourceKey ?? null,
+      result_stream_id: at.resultStreamId,
       deadline_at: at.deadlineAt,
       attempt_timeout_us: input.attemptTimeoutUs ?? null,
       retry_max_attempts: input.retry.maxAttempts,

@@ -41,6 +41,8 @@ export interface Task {
   readonly effectUncertain: boolean;
   readonly ownerKind: string | null;
   readonly ownerId: string | null;
+  /** Orbit stream for its result; null = the application's default stream. */
+  readonly resultStreamId: string | null;
   readonly createdAt: Micros;
   readonly updatedAt: Micros;
   readonly finishedAt: Micros | null;
@@ -82,6 +84,7 @@ export function toTask(row: Selectable<TasksTable>): Task {
     effectUncertain: toBool(row.effect_uncertain),
     ownerKind: row.owner_kind,
     ownerId: toIdOrNull(row.owner_id),
+    resultStreamId: toIdOrNull(row.result_stream_id),
     createdAt: toMicros(row.created_at),
     updatedAt: toMicros(row.updated_at),
     finishedAt: toMicrosOrNull(row.finished_at),

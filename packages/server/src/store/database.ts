@@ -12,6 +12,7 @@ import { describeConnection, parseConnectionUrl } from './connection-url.js';
 import type { Dialect } from './dialect.js';
 import { mysqlDialect, sqliteDialect } from './dialect.js';
 import type { Schema } from './schema.js';
+import { Signals } from './signals.js';
 
 export interface Database {
   readonly kysely: Kysely<Schema>;
@@ -21,6 +22,8 @@ export interface Database {
   readonly description: string;
   /** Only for SQLite: the raw handle (the migrator runs multi-statement files on it). */
   readonly sqliteHandle: BetterSqlite3.Database | undefined;
+  /** Wake-ups for long-polls on this process (e.g. a stream's readers after an append). */
+  readonly signals: Signals;
   close(): Promise<void>;
 }
 
@@ -67,7 +70,7 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
     config,
     description: describeConnection(config),
     sqliteHandle: undefined,
-    close: () => kysely.destroy(),
+    ...closing(kysely),
   };
 }
 
@@ -89,6 +92,17 @@ function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
     config,
     description: describeConnection(config),
     sqliteHandle: handle,
-    close: () => kysely.destroy(),
+    ...closing(kysely),
+  };
+}
+
+function closing(kysely: Kysely<Schema>): Pick<Database, 'signals' | 'close'> {
+  const signals = new Signals();
+  return {
+    signals,
+    close: () => {
+      signals.close();
+      return kysely.destroy();
+    },
   };
 }

@@ -125,6 +125,7 @@ export interface TasksTable {
   effect_uncertain: Generated<Int>;
   owner_kind: string | null;
   owner_id: Int | null;
+  result_stream_id: Int | null;
   created_at: Int;
   updated_at: Int;
   finished_at: Int | null;
@@ -202,6 +203,68 @@ export interface ScheduleFiringsTable {
   created_at: Int;
 }
 
+export interface OrbitStreamsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  name: string;
+  application_id: Int;
+  is_default: Generated<Int>;
+  next_seq: Generated<Int>;
+  earliest_seq: Generated<Int>;
+  retention_max_age_us: Int | null;
+  retention_max_events: Int | null;
+  revision: Generated<Int>;
+  created_at: Int;
+  updated_at: Int;
+}
+
+export interface OrbitResultEventsTable {
+  stream_id: Int;
+  seq: Int;
+  namespace_id: Int;
+  type: string;
+  source_kind: string;
+  source_id: Int;
+  source_revision: Int;
+  at: Int;
+  body: string;
+}
+
+export interface OrbitSubscriptionsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  stream_id: Int;
+  name: string;
+  acked_seq: Generated<Int>;
+  webhook_url: string | null;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_until: Int | null;
+  state: Generated<string>;
+  consecutive_failures: Generated<Int>;
+  next_attempt_at: Generated<Int>;
+  lease_owner: string | null;
+  lease_until: Int | null;
+  failing_since: Int | null;
+  last_error: string | null;
+  revision: Generated<Int>;
+  created_at: Int;
+  updated_at: Int;
+}
+
+export interface OrbitDeliveriesTable {
+  id: IdColumn;
+  namespace_id: Int;
+  subscription_id: Int;
+  first_seq: Int;
+  last_seq: Int;
+  outcome: string;
+  http_status: Int | null;
+  error: string | null;
+  duration_us: Int;
+  at: Int;
+}
+
 export interface Schema {
   namespaces: NamespacesTable;
   applications: ApplicationsTable;
@@ -217,4 +280,8 @@ export interface Schema {
   task_resources: TaskResourcesTable;
   schedules: SchedulesTable;
   schedule_firings: ScheduleFiringsTable;
+  orbit_streams: OrbitStreamsTable;
+  orbit_result_events: OrbitResultEventsTable;
+  orbit_subscriptions: OrbitSubscriptionsTable;
+  orbit_deliveries: OrbitDeliveriesTable;
 }

@@ -10,6 +10,7 @@ import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
 import type { Schema } from './schema.js';
+import type { Signals } from './signals.js';
 import type { Micros } from './values.js';
 import { toMicros } from './values.js';
 
@@ -21,6 +22,18 @@ export interface Tx {
   readonly dialect: Dialect;
   /** Run after a successful commit (e.g. wake long-polls); never on rollback. */
   afterCommit(fn: () => void): void;
+  /**
+   * Run inside the transaction, in order, after `fn` returned and just before COMMIT: work that
+   * takes the hottest lock last (Orbit's stream row), so it is held for the shortest time.
+   */
+  beforeCommit(fn: () => Promise<void>): void;
+  /**
+   * Run `fn` inside a SAVEPOINT: on a throw, its writes and the hooks it registered are undone
+   * and the error rethrown; the transaction goes on.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
+  /** This process's wake-ups (`signals.notify` belongs in `afterCommit`). */
+  readonly signals: Signals;
 }
 
 /** Base delay per retry reason, in ms; doubled per attempt, with full jitter. */
@@ -59,16 +72,39 @@ export async function withTx<T>(
 
 async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
+  const before: (() => Promise<void>)[] = [];
   const result = await database.kysely.connection().execute(async (db) => {
     await db.executeQuery(CompiledQuery.raw(database.dialect.beginSql));
     try {
       const now = await readNow(db, database.dialect);
+      let savepoints = 0;
       const value = await fn({
         db,
         now,
         dialect: database.dialect,
+        signals: database.signals,
         afterCommit: (h) => hooks.push(h),
+        beforeCommit: (h) => before.push(h),
+        async savepoint(inner) {
+          const name = `sp_${++savepoints}`;
+          const marks = [hooks.length, before.length] as const;
+          await db.executeQuery(CompiledQuery.raw(`SAVEPOINT ${name}`));
+          try {
+            const out = await inner();
+            await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            return out;
+          } catch (e: unknown) {
+            await db.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));
+            await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            hooks.length = marks[0];
+            before.length = marks[1];
+            throw e;
+          }
+        },
       });
+      for (let i = 0; i < before.length; i++) {
+        await (before[i] as () => Promise<void>)();
+      }
       await db.executeQuery(CompiledQuery.raw('COMMIT'));
       return value;
     } catch (e: unknown) {

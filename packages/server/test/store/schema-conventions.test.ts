@@ -33,6 +33,11 @@ function sqliteComments(): Map<string, string> {
         comments.set(table, create[2] ?? '');
         continue;
       }
+      const added = /^ALTER TABLE (\w+) ADD COLUMN (\w+) [A-Z]+.*?(?:--\s*(.*))?$/.exec(line);
+      if (added) {
+        comments.set(`${added[1] ?? ''}.${added[2] ?? ''}`, added[3] ?? '');
+        continue;
+      }
       const column = /^\s+(\w+) [A-Z]+.*?(?:--\s*(.*))?$/.exec(line);
       if (table !== '' && column && !/^(PRIMARY|UNIQUE|KEY)$/.test(column[1] ?? '')) {
         comments.set(`${table}.${column[1] ?? ''}`, column[2] ?? '');

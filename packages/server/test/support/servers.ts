@@ -7,6 +7,7 @@ import { WeaveClient } from '@weave/sdk';
 import type { Scope } from '@weave/sdk';
 import { bootstrap } from '../../src/auth/bootstrap.js';
 import { Server } from '../../src/server.js';
+import type { ServerOptions } from '../../src/server.js';
 import type { DialectName } from '../../src/store/dialect.js';
 import { createEmptyDatabase } from './databases.js';
 import type { TestDatabase } from './databases.js';
@@ -31,7 +32,7 @@ export interface TestServer {
 
 export async function startTestServer(
   dialect: DialectName,
-  options: { bodyLimitBytes?: number; sweepIntervalMs?: number | false } = {},
+  options: Partial<Omit<ServerOptions, 'db' | 'port' | 'logLevel' | 'logStream'>> = {},
 ): Promise<TestServer> {
   const db = await createEmptyDatabase(dialect);
   const logs: string[] = [];

@@ -4,6 +4,8 @@ import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
 import { queueRoutes } from './queues.js';
 import { scheduleRoutes } from './schedules.js';
+import { streamRoutes } from './streams.js';
+import { subscriptionRoutes } from './subscriptions.js';
 import { taskRoutes } from './tasks.js';
 import { workerRoutes } from './workers.js';
 
@@ -14,4 +16,6 @@ export const allRoutes: readonly Route[] = [
   ...taskRoutes,
   ...workerRoutes,
   ...scheduleRoutes,
+  ...streamRoutes,
+  ...subscriptionRoutes,
 ];

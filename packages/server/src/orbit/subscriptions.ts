@@ -1,0 +1,235 @@
+/**
+ * Subscriptions (对外订阅): a server-side cursor on a stream. A pull subscription is read from
+ * its cursor and acked by the client; a webhook subscription is pushed by the delivery loop
+ * (webhook-delivery.ts), which acks after each 2xx. Acks never move backwards.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import { checkName } from '../auth/namespaces.js';
+import { WeaveError, notFound } from '../errors.js';
+import type { OrbitSubscriptionsTable } from '../store/schema.js';
+import type { Micros } from '../store/values.js';
+import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
+import type { Tx } from '../store/with-tx.js';
+import type { Stream } from './streams.js';
+
+export type SubscriptionState = 'ACTIVE' | 'FAILING';
+
+export interface Subscription {
+  readonly id: string;
+  readonly namespaceId: string;
+  readonly streamId: string;
+  readonly streamName: string;
+  readonly name: string;
+  readonly ackedSeq: bigint;
+  readonly webhookUrl: string | null;
+  readonly state: SubscriptionState;
+  readonly consecutiveFailures: number;
+  readonly nextAttemptAt: Micros;
+  readonly failingSince: Micros | null;
+  readonly lastError: string | null;
+  readonly previousSecretUntil: Micros | null;
+  readonly revision: bigint;
+  readonly createdAt: Micros;
+  readonly updatedAt: Micros;
+}
+
+type SubscriptionRow = Selectable<OrbitSubscriptionsTable> & { stream_name: string };
+
+function toSubscription(row: SubscriptionRow): Subscription {
+  return {
+    id: toId(row.id),
+    namespaceId: toId(row.namespace_id),
+    streamId: toId(row.stream_id),
+    streamName: row.stream_name,
+    name: row.name,
+    ackedSeq: toMicros(row.acked_seq),
+    webhookUrl: row.webhook_url,
+    state: row.state as SubscriptionState,
+    consecutiveFailures: toInt(row.consecutive_failures),
+    nextAttemptAt: toMicros(row.next_attempt_at),
+    failingSince: toMicrosOrNull(row.failing_since),
+    lastError: row.last_error,
+    previousSecretUntil: toMicrosOrNull(row.previous_secret_until),
+    revision: toMicros(row.revision),
+    createdAt: toMicros(row.created_at),
+    updatedAt: toMicros(row.updated_at),
+  };
+}
+
+/** A new signing secret: shown once, at creation or rotation. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+export interface SubscriptionInput {
+  readonly name: string;
+  /** Where the first read starts: the earliest retained event, or after the current head. */
+  readonly start: 'earliest' | 'latest';
+  readonly webhookUrl: string | null;
+}
+
+export interface CreatedSubscription {
+  readonly subscription: Subscription;
+  /** Only for webhook subscriptions. */
+  readonly secret: string | null;
+}
+
+export async function createSubscription(
+  tx: Tx,
+  stream: Stream,
+  input: SubscriptionInput,
+): Promise<CreatedSubscription> {
+  checkName('$.name', input.name);
+  const existing = await tx.db
+    .selectFrom('orbit_subscriptions')
+    .select('id')
+    .where('stream_id', '=', stream.id)
+    .where('name', '=', input.name)
+    .executeTakeFirst();
+  if (existing !== undefined) {
+    throw new WeaveError(
+      'already_exists',
+      `stream ${stream.name} already has a subscription named ${input.name}`,
+      { details: { path: '$.name' } },
+    );
+  }
+  // The stream row lock orders this read of the head against concurrent appends.
+  const head = await tx.dialect
+    .forUpdate(
+      tx.db
+        .selectFrom('orbit_streams')
+        .select(['next_seq', 'earliest_seq'])
+        .where('id', '=', stream.id),
+    )
+    .executeTakeFirstOrThrow();
+  const ackedSeq =
+    input.start === 'latest' ? toMicros(head.next_seq) - 1n : toMicros(head.earliest_seq) - 1n;
+  const secret = input.webhookUrl === null ? null : newWebhookSecret();
+  const inserted = await tx.db
+    .insertInto('orbit_subscriptions')
+    .values({
+      namespace_id: stream.namespaceId,
+      stream_id: stream.id,
+      name: input.name,
+      acked_seq: ackedSeq,
+      webhook_url: input.webhookUrl,
+      secret,
+      next_attempt_at: tx.now,
+      created_at: tx.now,
+      updated_at: tx.now,
+    })
+    .executeTakeFirstOrThrow();
+  const subscription = await getSubscription(tx, stream.namespaceId, toId(inserted.insertId ?? 0n));
+  return { subscription, secret };
+}
+
+function selectSubscriptions(tx: Tx, namespaceId: string) {
+  return tx.db
+    .selectFrom('orbit_subscriptions as u')
+    .innerJoin('orbit_streams as s', 's.id', 'u.stream_id')
+    .selectAll('u')
+    .select('s.name as stream_name')
+    .where('u.namespace_id', '=', namespaceId)
+    .where('s.namespace_id', '=', namespaceId);
+}
+
+const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
+
+export async function getSubscription(
+  tx: Tx,
+  namespaceId: string,
+  id: string,
+  options: { readonly lock?: boolean } = {},
+): Promise<Subscription> {
+  if (!ID_PATTERN.test(id)) {
+    throw notFound(`subscription ${id}`, { path: 'subscription_id' });
+  }
+  if (options.lock === true) {
+    await tx.dialect
+      .forUpdate(
+        tx.db
+          .selectFrom('orbit_subscriptions')
+          .select('id')
+          .where('id', '=', id)
+          .where('namespace_id', '=', namespaceId),
+      )
+      .executeTakeFirst();
+  }
+  const row = await selectSubscriptions(tx, namespaceId).where('u.id', '=', id).executeTakeFirst();
+  if (row === undefined) {
+    throw notFound(`subscription ${id}`, { path: 'subscription_id' });
+  }
+  return toSubscription(row);
+}
+
+export async function listSubscriptions(
+  tx: Tx,
+  stream: Stream,
+  page: { readonly afterId?: string | undefined; readonly size: number },
+): Promise<{ items: Subscription[]; nextAfterId: string | undefined }> {
+  let query = selectSubscriptions(tx, stream.namespaceId).where('u.stream_id', '=', stream.id);
+  if (page.afterId !== undefined) {
+    query = query.where('u.id', '>', page.afterId);
+  }
+  const rows = await query
+    .orderBy('u.id')
+    .limit(page.size + 1)
+    .execute();
+  const items = rows.slice(0, page.size).map(toSubscription);
+  return {
+    items,
+    nextAfterId: rows.length > page.size ? items[items.length - 1]?.id : undefined,
+  };
+}
+
+/**
+ * Move the cursor to `seq` (never backwards: an older ack changes nothing). Acking past the
+ * head is refused: the client cannot have seen those events.
+ */
+export async function ackSubscription(
+  tx: Tx,
+  namespaceId: string,
+  id: string,
+  seq: bigint,
+): Promise<Subscription> {
+  const subscription = await getSubscription(tx, namespaceId, id, { lock: true });
+  if (subscription.webhookUrl !== null) {
+    throw new WeaveError(
+      'invalid_state',
+      `subscription ${id} is a webhook subscription: the server acks its deliveries`,
+      { details: { subscription_id: id } },
+    );
+  }
+  const stream = await tx.db
+    .selectFrom('orbit_streams')
+    .select('next_seq')
+    .where('id', '=', subscription.streamId)
+    .executeTakeFirstOrThrow();
+  const head = toMicros(stream.next_seq) - 1n;
+  if (seq > head) {
+    throw new WeaveError('invalid_argument', `$.seq ${seq} is beyond the head of the stream`, {
+      details: { path: '$.seq', head_seq: head.toString() },
+    });
+  }
+  if (seq <= subscription.ackedSeq) {
+    return subscription;
+  }
+  await tx.db
+    .updateTable('orbit_subscriptions')
+    .set({ acked_seq: seq, revision: subscription.revision + 1n, updated_at: tx.now })
+    .where('id', '=', id)
+    .execute();
+  return {
+    ...subscription,
+    ackedSeq: seq,
+    revision: subscription.revision + 1n,
+    updatedAt: tx.now,
+  };
+}
+
+export async function deleteSubscription(tx: Tx, namespaceId: string, id: string): Promise<void> {
+  await getSubscription(tx, namespaceId, id, { lock: true });
+  await tx.db.deleteFrom('orbit_subscriptions').where('id', '=', id).execute();
+  await tx.db.deleteFrom('orbit_deliveries').where('subscription_id', '=', id).execute();
+}

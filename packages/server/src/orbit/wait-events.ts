@@ -1,0 +1,45 @@
+/**
+ * The long-poll around a read: each try is its own short transaction; between tries it sleeps
+ * until an append on this node wakes it (`streamSignal`) or `CROSS_NODE_POLL_MS` passes, which
+ * bounds the delay for events committed on another node.
+ */
+import type { Database } from '../store/database.js';
+import { withTx } from '../store/with-tx.js';
+import type { Tx } from '../store/with-tx.js';
+import { streamSignal } from './append-result.js';
+import type { EventPage } from './read-events.js';
+
+export const MAX_WAIT_MS = 30_000;
+export const CROSS_NODE_POLL_MS = 100;
+
+export interface StreamRead<T> {
+  readonly streamId: string;
+  readonly page: EventPage;
+  /** Whatever else the caller read in the same transaction (the subscription, the stream). */
+  readonly extra: T;
+}
+
+export async function readWithWait<T>(
+  options: { readonly database: Database; readonly signal?: AbortSignal; readonly pollMs?: number },
+  read: (tx: Tx) => Promise<StreamRead<T>>,
+  waitMs: number,
+): Promise<StreamRead<T>> {
+  const until = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
+  for (;;) {
+    const result = await withTx(options.database, read);
+    const remaining = until - Date.now();
+    if (
+      result.page.events.length > 0 ||
+      remaining <= 0 ||
+      options.database.signals.closed ||
+      options.signal?.aborted === true
+    ) {
+      return result;
+    }
+    await options.database.signals.wait(
+      streamSignal(result.streamId),
+      Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
+      options.signal,
+    );
+  }
+}
