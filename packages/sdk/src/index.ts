@@ -9,6 +9,17 @@
 export { WeaveClient } from './client.js';
 export type { ClientOptions, RawResponse, RequestOptions } from './client.js';
 export { WeaveApiError, isWeaveApiError } from './api-error.js';
+export { ResultsClient } from './results.js';
+export type {
+  CreateStreamInput,
+  CreateSubscriptionInput,
+  EventPage,
+  ReadOptions,
+  ResultEvent,
+  Stream,
+  SubscribeOptions,
+  Subscription,
+} from './results.js';
 export { Worker } from './worker.js';
 export type { TaskContext, TaskHandler, WorkerOptions } from './worker.js';
 export { NonRetryableError } from './worker-errors.js';
