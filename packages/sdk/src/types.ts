@@ -130,6 +130,12 @@ export interface ClaimRequest {
   readonly max_tasks?: number;
   /** Long-poll up to 30 000 ms (default 0: answer at once). */
   readonly wait_ms?: number;
+  /**
+   * Start the claimed attempts in the claim's transaction (default false): no start call per
+   * task. Only for a worker that runs them at once: if the answer is lost, the attempts are
+   * started all the same and their effect counts as uncertain when the lease ends.
+   */
+  readonly start?: boolean;
 }
 
 /** The answer of start, complete and cancel. */
@@ -177,7 +183,12 @@ export interface BatchCompletionRequest {
     readonly attempt_id: string;
     readonly permit: string;
   })[];
-  readonly claim?: { readonly worker_id: string; readonly max_tasks?: number };
+  /** Claim the next tasks in the same transaction (`start` as in `ClaimRequest`). */
+  readonly claim?: {
+    readonly worker_id: string;
+    readonly max_tasks?: number;
+    readonly start?: boolean;
+  };
 }
 
 export interface BatchCompletionAnswer {

@@ -3,6 +3,11 @@
  * automatic heartbeats, the start/complete protocol, and graceful shutdown (stop claiming,
  * finish in-flight work, then resolve).
  *
+ * While busy, a worker pays about one call per batch of tasks, not three per task: the claim
+ * starts the attempts in its own transaction (`startOnClaim`), and completions that finish close
+ * together are reported in one `completeMany` call that also claims the next tasks
+ * (completion-batch.ts). The long-poll claim only runs while slots are free.
+ *
  * @example
  * const worker = new Worker({
  *   client,
@@ -14,7 +19,8 @@
  */
 import { isWeaveApiError } from './api-error.js';
 import type { WeaveClient } from './client.js';
-import type { ClaimedTask } from './types.js';
+import { CompletionBatch, MAX_BATCH } from './completion-batch.js';
+import type { ClaimedTask, Completion } from './types.js';
 import { toTaskError } from './worker-errors.js';
 
 export interface TaskContext {
@@ -43,17 +49,31 @@ export interface WorkerOptions {
   readonly waitMs?: number;
   /** Heartbeat cadence (default 10 000 ms; leases last 30 s). */
   readonly heartbeatMs?: number;
+  /**
+   * How long a finished task's completion may wait for others to join its call (default 5 ms).
+   * It is sent at once when no other task of its queue is still running; 0 sends each alone.
+   */
+  readonly completionWindowMs?: number;
+  /**
+   * Start attempts in the claim's transaction (default true) instead of one start call per task
+   * before its handler. The handler runs as soon as the answer arrives either way; the cost is
+   * the rare lost claim answer (a node restart mid-response): its attempts are started, so when
+   * their lease ends an idempotent task is retried and a non-idempotent one goes to review,
+   * where with separate starts they would simply be handed out again.
+   */
+  readonly startOnClaim?: boolean;
   /** Called with errors the worker survives (claim failures, lost permits). */
   readonly onError?: (error: unknown) => void;
 }
 
 /** Pause after a failed claim before trying again, so an outage does not spin. */
 const CLAIM_RETRY_DELAY_MS = 1_000;
+/** Default completion window: well under a claim's round trip, enough for a burst to join. */
+const DEFAULT_COMPLETION_WINDOW_MS = 5;
 /**
- * Start and complete are re-sent on network errors (a node restarting, a dropped connection):
- * the server answers a repeated start or an identical completion the same as the first. Waits
- * 100, 200, 400, 800 ms between tries: long enough to ride out a node restart, well inside a
- * lease. An answer from the server (e.g. `permit_stale`) is never re-sent.
+ * A start is re-sent on network errors (a node restarting, a dropped connection): the server
+ * answers a repeated start the same as the first. Waits 100, 200, 400, 800 ms between tries. An
+ * answer from the server (e.g. `permit_stale`) is never re-sent.
  */
 const RESEND_TRIES = 5;
 const RESEND_FIRST_DELAY_MS = 100;
@@ -61,14 +81,22 @@ const RESEND_FIRST_DELAY_MS = 100;
 export class Worker {
   readonly #options: WorkerOptions;
   readonly #workerId: string;
+  readonly #concurrency: number;
   readonly #stopping = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #slotWaiters: (() => void)[] = [];
+  readonly #batches = new Map<string, CompletionBatch>();
+  /** Tasks running or waiting to be reported, per queue and in all. */
+  readonly #running = new Map<string, number>();
+  #held = 0;
+  /** Slots promised to claims in flight (long-polls and claims riding on completions). */
+  #reserved = 0;
+  #slotWaiters: (() => void)[] = [];
   #loops: Promise<void>[] = [];
 
   constructor(options: WorkerOptions) {
     this.#options = options;
     this.#workerId = options.workerId ?? `worker-${Math.random().toString(36).slice(2, 10)}`;
+    this.#concurrency = Math.max(1, options.concurrency ?? 10);
   }
 
   /** Starts one claim loop per queue. */
@@ -82,9 +110,12 @@ export class Worker {
   /** Stops claiming, waits for in-flight tasks to finish and report, then resolves. */
   async stop(): Promise<void> {
     this.#stopping.abort();
-    this.#slotWaiters.splice(0).forEach((wake) => wake());
+    this.#wakeSlotWaiters();
     await Promise.all(this.#loops);
-    await Promise.all([...this.#inFlight]);
+    // Completions sent before the stop may still bring tasks: run those too.
+    while (this.#inFlight.size > 0) {
+      await Promise.all([...this.#inFlight]);
+    }
   }
 
   /** Graceful shutdown on SIGTERM and SIGINT (Node only). */
@@ -107,44 +138,108 @@ export class Worker {
       if (signal.aborted) {
         return;
       }
+      this.#reserved += free;
       try {
         const { tasks } = await this.#options.client.claimTasks(
           queue,
-          { worker_id: this.#workerId, max_tasks: free, wait_ms: this.#options.waitMs ?? 20_000 },
+          {
+            worker_id: this.#workerId,
+            max_tasks: free,
+            wait_ms: this.#options.waitMs ?? 20_000,
+            start: this.#startOnClaim,
+          },
           signal,
         );
-        tasks.forEach((task) => this.#track(this.#run(queue, task)));
+        this.#accept(queue, tasks);
       } catch (e: unknown) {
         if (!signal.aborted) {
           this.#options.onError?.(e);
           await delay(CLAIM_RETRY_DELAY_MS, signal);
         }
+      } finally {
+        this.#reserved -= free;
+        this.#wakeSlotWaiters();
       }
     }
   }
 
-  #freeSlots(): Promise<number> {
-    const concurrency = Math.min(this.#options.concurrency ?? 10, 100);
-    const free = concurrency - this.#inFlight.size;
-    if (free > 0 || this.#stopping.signal.aborted) {
-      return Promise.resolve(Math.max(free, 1));
+  get #startOnClaim(): boolean {
+    return this.#options.startOnClaim ?? true;
+  }
+
+  #free(): number {
+    return Math.min(MAX_BATCH, this.#concurrency - this.#held - this.#reserved);
+  }
+
+  /** Waits until a slot is free (or the worker stops); the number of free slots. */
+  async #freeSlots(): Promise<number> {
+    while (this.#free() <= 0 && !this.#stopping.signal.aborted) {
+      await new Promise<void>((resolve) => this.#slotWaiters.push(resolve));
     }
-    return new Promise((resolve) => this.#slotWaiters.push(() => resolve(this.#freeSlotsNow())));
+    return Math.max(this.#free(), 0);
   }
 
-  #freeSlotsNow(): number {
-    return Math.max(1, (this.#options.concurrency ?? 10) - this.#inFlight.size);
+  #wakeSlotWaiters(): void {
+    this.#slotWaiters.splice(0).forEach((wake) => wake());
   }
 
-  #track(run: Promise<void>): void {
-    this.#inFlight.add(run);
-    void run.finally(() => {
-      this.#inFlight.delete(run);
-      this.#slotWaiters.shift()?.();
-    });
+  #batch(queue: string): CompletionBatch {
+    let batch = this.#batches.get(queue);
+    if (batch === undefined) {
+      batch = new CompletionBatch({
+        client: this.#options.client,
+        queue,
+        workerId: this.#workerId,
+        windowMs: this.#options.completionWindowMs ?? DEFAULT_COMPLETION_WINDOW_MS,
+        running: () => this.#running.get(queue) ?? 0,
+        claimFor: (n) => this.#claimRidingOn(n),
+        settled: (tasks, sent, asked) => {
+          this.#accept(queue, tasks); // before the slots of `sent` are given back
+          this.#reserved -= Math.max(asked - sent, 0);
+          this.#held -= sent;
+          this.#wakeSlotWaiters();
+        },
+        onError: (e) => this.#options.onError?.(e),
+      });
+      this.#batches.set(queue, batch);
+    }
+    return batch;
+  }
+
+  /** A claim for the `n` slots a batch frees plus the free ones, none once stopping. */
+  #claimRidingOn(n: number): { maxTasks: number; start: boolean } {
+    if (this.#stopping.signal.aborted) {
+      return { maxTasks: 0, start: this.#startOnClaim };
+    }
+    const extra = Math.min(Math.max(this.#free(), 0), MAX_BATCH - n);
+    this.#reserved += extra;
+    return { maxTasks: n + extra, start: this.#startOnClaim };
+  }
+
+  #accept(queue: string, tasks: readonly ClaimedTask[]): void {
+    for (const task of tasks) {
+      this.#held += 1;
+      this.#running.set(queue, (this.#running.get(queue) ?? 0) + 1);
+      const run = this.#run(queue, task);
+      this.#inFlight.add(run);
+      void run.finally(() => this.#inFlight.delete(run));
+    }
   }
 
   async #run(queue: string, task: ClaimedTask): Promise<void> {
+    const completion = await this.#execute(queue, task);
+    this.#running.set(queue, (this.#running.get(queue) ?? 1) - 1);
+    if (completion === undefined) {
+      this.#held -= 1;
+      this.#wakeSlotWaiters();
+      this.#batch(queue).poke();
+      return;
+    }
+    await this.#batch(queue).report(task, completion);
+  }
+
+  /** Start (unless the claim did), run the handler with heartbeats: the completion to report. */
+  async #execute(queue: string, task: ClaimedTask): Promise<Completion | undefined> {
     const { client } = this.#options;
     const handler = this.#options.handlers[queue];
     const cancel = new AbortController();
@@ -154,14 +249,18 @@ export class Worker {
     );
     try {
       if (handler === undefined) {
-        return;
+        return undefined;
       }
-      await resend(() => client.startAttempt(task.task_id, task.attempt_id, task.permit));
+      if (!this.#startOnClaim) {
+        await resend(() => client.startAttempt(task.task_id, task.attempt_id, task.permit));
+      }
       const outcome = await runHandler(handler, task, cancel.signal);
-      clearInterval(beat);
-      await this.#complete(task, outcome);
+      return outcome.ok
+        ? { outcome: 'succeeded', result: outcome.result }
+        : { outcome: 'failed', error: toTaskError(outcome.error) };
     } catch (e: unknown) {
       this.#options.onError?.(e);
+      return undefined;
     } finally {
       clearInterval(beat);
     }
@@ -183,15 +282,6 @@ export class Worker {
       }
       this.#options.onError?.(e);
     }
-  }
-
-  async #complete(task: ClaimedTask, outcome: HandlerOutcome): Promise<void> {
-    const completion = outcome.ok
-      ? { outcome: 'succeeded' as const, result: outcome.result }
-      : { outcome: 'failed' as const, error: toTaskError(outcome.error) };
-    await resend(() =>
-      this.#options.client.completeAttempt(task.task_id, task.attempt_id, task.permit, completion),
-    );
   }
 }
 

@@ -190,6 +190,44 @@ forEachDialect((dialect) => {
       assert.deepEqual((await client.getTask(task.id)).task.result, { ok: true });
     });
 
+    test('start: true on a claim and on a batch claim starts the attempts in the same call', async () => {
+      await t.admin.createQueue({ name: 'q-start', application: 'app' });
+      const first = (await client.submitTask('q-start', { input: 1 })).task.id;
+      const second = (await client.submitTask('q-start', { input: 2 })).task.id;
+      await assert.rejects(
+        client.claimTasks('q-start', { worker_id: 'w', start: 'yes' } as never),
+        {
+          code: 'invalid_argument',
+        },
+      );
+      const { tasks } = await client.claimTasks('q-start', { worker_id: 'w', start: true });
+      const [a] = tasks;
+      assert.ok(a && a.task_id === first);
+      assert.equal((await client.getTask(first)).task.status, 'RUNNING');
+      const bad = { completions: [], claim: { worker_id: 'w', start: 1 } } as never;
+      await assert.rejects(client.completeMany('q-start', bad), { code: 'invalid_argument' });
+      const answer = await client.completeMany('q-start', {
+        completions: [
+          { task_id: a.task_id, attempt_id: a.attempt_id, permit: a.permit, outcome: 'succeeded' },
+        ],
+        claim: { worker_id: 'w', max_tasks: 2, start: true },
+      });
+      assert.deepEqual(
+        answer.tasks.map((c) => c.task_id),
+        [second],
+      );
+      assert.equal((await client.getTask(first)).task.status, 'SUCCEEDED');
+      assert.equal((await client.getTask(second)).task.status, 'RUNNING');
+      const { items } = await client.listTaskEvents(second);
+      assert.deepEqual(
+        items.map((e) => e.type),
+        ['task.submitted', 'task.claimed', 'task.started'],
+      );
+      const [b] = answer.tasks;
+      assert.ok(b);
+      await client.completeAttempt(b.task_id, b.attempt_id, b.permit, { outcome: 'succeeded' });
+    });
+
     test('a batch of completions settles each item on its own and claims the next tasks in the same call', async () => {
       await t.admin.createQueue({ name: 'q-batch', application: 'app' });
       const submitted = [];

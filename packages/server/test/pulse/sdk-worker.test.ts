@@ -11,6 +11,9 @@ import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { waitFor } from '../support/wait-for.js';
 
+const CALL_KINDS = ['claims', 'start', 'complete', 'completions'] as const;
+type CallKind = (typeof CALL_KINDS)[number];
+
 forEachDialect((dialect) => {
   describe(`SDK Worker on ${dialect}`, () => {
     let t: TestServer;
@@ -124,39 +127,52 @@ forEachDialect((dialect) => {
       assert.equal(await statusOf(task.id), 'SUCCEEDED');
     });
 
-    test('a start and a completion whose answers are lost on the network are re-sent, not abandoned', async () => {
-      // Regression (crash test, docs/design/crash-tests.md): a start whose answer was lost left
-      // the task RUNNING with no worker, so a non-idempotent task went to NEEDS_REVIEW although
-      // its handler never ran. The server answers a repeated start the same; the worker re-sends.
-      await t.admin.createQueue({ name: 'q-flaky', application: 'app' });
-      const lost = { start: 1, complete: 2 };
-      const flaky: typeof fetch = async (input, init) => {
+    /** A client whose fetch counts calls by kind and can lose answers (applied, then thrown). */
+    async function countingClient(lost: Partial<Record<CallKind, number>> = {}) {
+      const calls: Record<CallKind, number> = {
+        claims: 0,
+        start: 0,
+        complete: 0,
+        completions: 0,
+      };
+      const counting: typeof fetch = async (input, init) => {
         const response = await fetch(input, init);
         const path =
           input instanceof URL ? input.pathname : typeof input === 'string' ? input : input.url;
-        const kind = path.endsWith('/start')
-          ? 'start'
-          : path.endsWith('/complete')
-            ? 'complete'
-            : undefined;
-        if (kind !== undefined && lost[kind] > 0) {
-          lost[kind]--;
+        const kind = CALL_KINDS.find((k) => path.endsWith(`/${k}`));
+        if (kind === undefined) {
+          return response;
+        }
+        calls[kind]++;
+        if ((lost[kind] ?? 0) > 0) {
+          lost[kind] = (lost[kind] ?? 0) - 1;
           await response.text();
           throw new TypeError('fetch failed'); // the request was applied, its answer lost
         }
         return response;
       };
       const key = await t.keyWith('ns', ['tasks:submit', 'tasks:read', 'tasks:work']);
-      const flakyClient = new WeaveClient({
+      const counted = new WeaveClient({
         url: t.server.url,
         namespace: 'ns',
         apiKey: key,
-        fetch: flaky,
+        fetch: counting,
       });
+      return { client: counted, calls };
+    }
+
+    test('a start and a completion whose answers are lost on the network are re-sent, not abandoned', async () => {
+      // Regression (crash test, docs/design/crash-tests.md): a start whose answer was lost left
+      // the task RUNNING with no worker, so a non-idempotent task went to NEEDS_REVIEW although
+      // its handler never ran. The server answers a repeated start the same; the worker re-sends.
+      await t.admin.createQueue({ name: 'q-flaky', application: 'app' });
+      const lost = { start: 1, completions: 2 };
+      const flaky = await countingClient(lost);
       let runs = 0;
       const worker = new Worker({
-        client: flakyClient,
+        client: flaky.client,
         waitMs: 1_000,
+        startOnClaim: false,
         handlers: {
           'q-flaky': () => {
             runs++;
@@ -170,10 +186,87 @@ forEachDialect((dialect) => {
         await waitFor(async () => ((await statusOf(task.id)) === 'SUCCEEDED' ? true : undefined));
         await worker.stop(); // waits for the re-sent completions of the task in flight
         assert.equal(runs, 1, 'the handler ran once');
-        assert.deepEqual(lost, { start: 0, complete: 0 }, 'both answers were lost once or more');
+        assert.deepEqual(lost, { start: 0, completions: 0 }, 'both answers were lost once or more');
+        assert.equal(flaky.calls.start, 2);
+        assert.equal(flaky.calls.completions, 3);
       } finally {
         await worker.stop();
       }
+    });
+
+    test('a busy worker starts attempts with its claims and reports completions in batches that claim the next tasks', async () => {
+      await t.admin.createQueue({ name: 'q-busy', application: 'app' });
+      const ids = [];
+      for (let i = 0; i < 12; i++) {
+        ids.push((await client.submitTask('q-busy', { input: i })).task.id);
+      }
+      const counted = await countingClient();
+      let running = 0;
+      let peak = 0;
+      const worker = new Worker({
+        client: counted.client,
+        concurrency: 4,
+        waitMs: 1_000,
+        handlers: {
+          'q-busy': async (input) => {
+            peak = Math.max(peak, ++running);
+            await Promise.resolve();
+            running--;
+            return input;
+          },
+        },
+      });
+      worker.start();
+      try {
+        for (const id of ids) {
+          await waitFor(async () => ((await statusOf(id)) === 'SUCCEEDED' ? true : undefined));
+        }
+      } finally {
+        await worker.stop();
+      }
+      assert.ok(peak <= 4, `at most 4 at once (saw ${peak})`);
+      assert.equal(counted.calls.start, 0, 'no start call: the claims started the attempts');
+      assert.equal(counted.calls.complete, 0, 'no single completion');
+      assert.ok(
+        counted.calls.completions <= 6,
+        `12 completions coalesced into ${counted.calls.completions} calls`,
+      );
+      const { items: events } = await client.listTaskEvents(ids[0] ?? '');
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['task.submitted', 'task.claimed', 'task.started', 'task.succeeded'],
+      );
+    });
+
+    test('with startOnClaim false the worker sends one start per task before its handler', async () => {
+      await t.admin.createQueue({ name: 'q-starts', application: 'app' });
+      const ids = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push((await client.submitTask('q-starts', { input: i })).task.id);
+      }
+      const counted = await countingClient();
+      const seen: string[] = [];
+      const worker = new Worker({
+        client: counted.client,
+        waitMs: 1_000,
+        startOnClaim: false,
+        handlers: {
+          'q-starts': async (_input, ctx) => {
+            seen.push((await client.getTask(ctx.taskId)).task.status);
+            return null;
+          },
+        },
+      });
+      worker.start();
+      try {
+        for (const id of ids) {
+          await waitFor(async () => ((await statusOf(id)) === 'SUCCEEDED' ? true : undefined));
+        }
+      } finally {
+        await worker.stop();
+      }
+      assert.equal(counted.calls.start, 3);
+      assert.deepEqual(seen, ['RUNNING', 'RUNNING', 'RUNNING'], 'started before the handler ran');
     });
   });
 });

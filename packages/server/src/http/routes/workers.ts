@@ -15,7 +15,9 @@ import { heartbeatAttempt } from '../../pulse/heartbeat-attempt.js';
 import { getTask } from '../../pulse/list-tasks.js';
 import { startAttempt } from '../../pulse/start-attempt.js';
 import { formatInstant } from '../../store/values.js';
-import { expectObject, readInteger, rejectUnknown, requireString } from '../fields.js';
+import { isJsonObject } from '@weave/json';
+import type { JsonObject, JsonValue } from '@weave/json';
+import { expectObject, readBoolean, readInteger, rejectUnknown, requireString } from '../fields.js';
 import type { Route, RouteContext } from '../route.js';
 import { parseBatch, parseCompletion, parsePermit } from '../task-fields.js';
 import { batchView } from '../task-views.js';
@@ -43,18 +45,22 @@ export const workerRoutes: Route[] = [
     method: 'POST',
     path: '/queues/:queue/claims',
     scope: 'tasks:work',
-    summary: 'Claim up to max_tasks tasks, waiting up to wait_ms for one to arrive',
+    summary:
+      'Claim up to max_tasks tasks, waiting up to wait_ms for one to arrive; with start: true the ' +
+      'claimed attempts are started in the same transaction (no start call; a lost answer leaves ' +
+      'started attempts, whose effect counts as uncertain when their lease ends)',
     requestSchema: { type: 'object', required: ['worker_id'] },
     async session(ctx) {
       const queueName = ctx.params.queue ?? '';
       requireQueue(ctx.principal, queueName);
       const body = expectObject(ctx.body);
-      rejectUnknown(body, ['worker_id', 'max_tasks', 'wait_ms']);
+      rejectUnknown(body, ['worker_id', 'max_tasks', 'wait_ms', 'start']);
       const request = {
         namespaceId: ctx.principal.namespaceId,
         queueName,
         workerId: requireString(body, 'worker_id', { pattern: WORKER_ID_PATTERN }),
         maxTasks: readInteger(body, 'max_tasks', { min: 1, max: MAX_CLAIM_TASKS }) ?? 1,
+        start: readBoolean(body, 'start') ?? false,
       };
       const waitMs = readInteger(body, 'wait_ms', { min: 0, max: MAX_WAIT_MS }) ?? 0;
       const env = { database: ctx.database, notifier: ctx.notifier, signal: ctx.signal };
@@ -114,13 +120,16 @@ export const workerRoutes: Route[] = [
     method: 'POST',
     path: '/queues/:queue/completions',
     scope: 'tasks:work',
-    summary: 'Many completions in one call (each whole or nothing), optionally claiming more',
+    summary:
+      'Many completions in one call (each whole or nothing), optionally claiming more ' +
+      '(claim.start: true starts them in the same transaction, as on claims)',
     requestSchema: { type: 'object', properties: { completions: { type: 'array' } } },
     async handle(ctx) {
       const queueName = ctx.params.queue ?? '';
       requireQueue(ctx.principal, queueName);
       const queue = await getQueue(ctx.tx, ctx.principal.namespaceId, queueName);
-      const batch = parseBatch(ctx.body, MAX_BATCH_COMPLETIONS);
+      const { body, start } = takeClaimStart(ctx.body);
+      const batch = parseBatch(body, MAX_BATCH_COMPLETIONS);
       const common = { namespaceId: ctx.principal.namespaceId, queueId: queue.id };
       const actor = { credentialId: ctx.principal.credentialId, requestId: ctx.requestId };
       const results = await completeBatch(
@@ -128,8 +137,25 @@ export const workerRoutes: Route[] = [
         batch.items.map((item) => ({ ...item, ...common, ...actor })),
       );
       const claimed =
-        batch.claim && (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim }));
+        batch.claim && (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, start }));
       return { status: 200, body: batchView(batch, results, claimed?.claimed ?? []) };
     },
   },
 ];
+
+/**
+ * `claim.start` of a batch, read here and removed before the shared batch parser (which knows
+ * only worker_id and max_tasks) sees the claim object.
+ */
+function takeClaimStart(body: JsonValue | undefined): {
+  body: JsonValue | undefined;
+  start: boolean;
+} {
+  const claim = isJsonObject(body) ? body.get('claim') : undefined;
+  if (!isJsonObject(body) || !isJsonObject(claim) || !claim.has('start')) {
+    return { body, start: false };
+  }
+  const start = readBoolean(claim, 'start', { path: '$.claim' }) ?? false;
+  const rest: JsonObject = new Map([...claim].filter(([key]) => key !== 'start'));
+  return { body: new Map([...body, ['claim', rest]]), start };
+}
