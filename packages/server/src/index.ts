@@ -12,3 +12,6 @@ export type { Tx } from './store/with-tx.js';
 export { bootstrap } from './auth/bootstrap.js';
 export { WeaveError } from './errors.js';
 export { runCli } from './cli/main.js';
+/** Orbit's append step, exported for `bench/orbit.ts` (not a public extension point). */
+export { appendResult } from './orbit/append-result.js';
+export type { ResultEvent } from './orbit/append-result.js';
