@@ -23,6 +23,8 @@ export type {
 export { Worker } from './worker.js';
 export type { TaskContext, TaskHandler, WorkerOptions } from './worker.js';
 export { NonRetryableError } from './worker-errors.js';
+export { WebhookSignatureError, verifyWebhookSignature } from './webhook-signature.js';
+export type { VerifyWebhookOptions, WebhookSignatureErrorCode } from './webhook-signature.js';
 export { toPlain } from './plain.js';
 export type { Plain } from './plain.js';
 export type {

@@ -1,0 +1,186 @@
+/**
+ * Where webhooks may connect (no database): special-purpose IPv4 and IPv6 ranges, addresses
+ * that embed IPv4 ones, allow-list entries, the checked lookup a connection uses (DNS rebinding),
+ * and the retry timing.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
+import { retryDelayMs, shouldMarkFailing } from '../../src/orbit/webhook-backoff.js';
+import { postWebhook } from '../../src/orbit/webhook-request.js';
+import {
+  DEFAULT_TARGET_POLICY,
+  checkedLookup,
+  parseAllowList,
+  refusalOf,
+} from '../../src/orbit/webhook-targets.js';
+import type { Resolver } from '../../src/orbit/webhook-targets.js';
+
+const refused = (address: string, allow: readonly string[] = [], host = 'hooks.example.com') =>
+  refusalOf(parseAllowList(allow), host, address);
+
+describe('webhook targets', () => {
+  test('refuses loopback, private, link-local, shared, multicast, unspecified IPv4', () => {
+    const cases: [string, RegExp][] = [
+      ['127.0.0.1', /loopback/],
+      ['127.255.0.9', /loopback/],
+      ['10.1.2.3', /private/],
+      ['172.16.0.1', /private/],
+      ['172.31.255.255', /private/],
+      ['192.168.1.10', /private/],
+      ['169.254.169.254', /link-local/],
+      ['100.64.0.1', /shared/],
+      ['0.0.0.0', /unspecified/],
+      ['224.0.0.1', /multicast/],
+      ['255.255.255.255', /reserved/],
+    ];
+    for (const [address, why] of cases) {
+      assert.match(refused(address) ?? 'allowed', why, address);
+    }
+  });
+
+  test('lets public addresses through, including neighbours of private ranges', () => {
+    for (const address of ['8.8.8.8', '172.15.255.255', '172.32.0.0', '100.128.0.1', '1.1.1.1']) {
+      assert.equal(refused(address), undefined, address);
+    }
+    for (const address of ['2606:4700:4700::1111', '2a00:1450:4001:80b::200e']) {
+      assert.equal(refused(address), undefined, address);
+    }
+  });
+
+  test('refuses loopback, unique-local, link-local, multicast, unspecified IPv6', () => {
+    const cases: [string, RegExp][] = [
+      ['::1', /loopback/],
+      ['::', /unspecified/],
+      ['fd12:3456::1', /unique-local/],
+      ['fc00::1', /unique-local/],
+      ['fe80::1', /link-local/],
+      ['fe80::1%eth0', /link-local/],
+      ['ff02::1', /multicast/],
+      ['2001:db8::1', /documentation/],
+    ];
+    for (const [address, why] of cases) {
+      assert.match(refused(address) ?? 'allowed', why, address);
+    }
+  });
+
+  test('judges IPv6 that carries IPv4 (mapped, NAT64, 6to4) by the IPv4 address', () => {
+    assert.match(refused('::ffff:127.0.0.1') ?? 'allowed', /loopback/);
+    assert.match(refused('::ffff:7f00:1') ?? 'allowed', /loopback/);
+    assert.match(refused('::ffff:10.0.0.1') ?? 'allowed', /private/);
+    assert.match(refused('64:ff9b::a9fe:a9fe') ?? 'allowed', /link-local/);
+    assert.match(refused('2002:c0a8:0101::1') ?? 'allowed', /private/);
+    assert.equal(refused('::ffff:8.8.8.8'), undefined);
+    // The allow-list matches the carried address too, in either notation.
+    assert.equal(refused('::ffff:127.0.0.1', ['127.0.0.1']), undefined);
+    assert.equal(refused('127.0.0.1', ['::ffff:127.0.0.1']), undefined);
+  });
+
+  test('allow entries: CIDRs, single addresses and host names, nothing wider', () => {
+    assert.equal(refused('10.20.30.40', ['10.20.0.0/16']), undefined);
+    assert.match(refused('10.21.0.1', ['10.20.0.0/16']) ?? 'allowed', /private/);
+    assert.equal(refused('127.0.0.1', ['127.0.0.1']), undefined);
+    assert.match(refused('127.0.0.2', ['127.0.0.1']) ?? 'allowed', /loopback/);
+    assert.equal(refused('fd00::5', ['fd00::/8']), undefined);
+    assert.equal(refused('::1', ['[::1]']), undefined);
+    assert.equal(refused('10.0.0.7', ['Hooks.Internal.'], 'hooks.internal'), undefined);
+    assert.match(refused('10.0.0.7', ['hooks.internal'], 'other.internal') ?? 'allowed', /private/);
+  });
+
+  test('a bad allow-list entry is an error that names it', () => {
+    assert.throws(() => parseAllowList(['10.0.0.0/33']), /"10\.0\.0\.0\/33"/);
+    assert.throws(() => parseAllowList(['300.1.1.1']), /300\.1\.1\.1/);
+    assert.throws(() => parseAllowList(['http://x']), /http:\/\/x/);
+    assert.deepEqual(parseAllowList([' ', '']).cidrs, []);
+  });
+
+  test('the checked lookup refuses a name when any of its addresses is refused', async () => {
+    const resolver: Resolver = (name) =>
+      Promise.resolve(
+        name === 'rebind.example'
+          ? [
+              { address: '93.184.216.34', family: 4 },
+              { address: '127.0.0.1', family: 4 },
+            ]
+          : [{ address: '93.184.216.34', family: 4 }],
+      );
+    const lookup = checkedLookup(DEFAULT_TARGET_POLICY, resolver);
+    const run = (name: string, all: boolean) =>
+      new Promise<unknown>((resolve) =>
+        lookup(name, { all }, (err, address) => resolve(err ?? address)),
+      );
+    const error = (await run('rebind.example', false)) as Error;
+    assert.match(error.message, /127\.0\.0\.1 is a loopback address/);
+    assert.equal((error as NodeJS.ErrnoException).code, 'ETARGETREFUSED');
+    assert.equal(await run('public.example', false), '93.184.216.34');
+    assert.deepEqual(await run('public.example', true), [{ address: '93.184.216.34', family: 4 }]);
+  });
+
+  test('a POST connects to the address that was checked, and only when allowed', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers.host ?? '');
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // A name no DNS knows: the only way to reach the receiver is the checked resolver's answer.
+    const resolver: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+    const post = (allow: readonly string[], host: string) =>
+      postWebhook({
+        url: `http://${host}:${port}/hook`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 2000,
+        policy: parseAllowList(allow),
+        resolver,
+      });
+    try {
+      const refusedByName = await post([], 'hooks.weave.invalid');
+      assert.equal(refusedByName.kind, 'failed');
+      assert.match(
+        refusedByName.kind === 'failed' ? refusedByName.error : '',
+        /target refused: .*loopback/,
+      );
+      const refusedLiteral = await post([], '127.0.0.1');
+      assert.match(refusedLiteral.kind === 'failed' ? refusedLiteral.error : '', /loopback/);
+      assert.deepEqual(seen, []);
+      assert.deepEqual(await post(['hooks.weave.invalid'], 'hooks.weave.invalid'), {
+        kind: 'answered',
+        status: 200,
+      });
+      assert.deepEqual(await post(['127.0.0.0/8'], '127.0.0.1'), { kind: 'answered', status: 200 });
+      assert.deepEqual(seen, [`hooks.weave.invalid:${port}`, `127.0.0.1:${port}`]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('webhook retry timing', () => {
+  const settings = { backoffBaseMs: 1000, backoffMaxMs: 300_000 };
+
+  test('doubles per failure from the base, between half and all of the step', () => {
+    assert.equal(retryDelayMs(1, settings, 0), 500);
+    assert.equal(retryDelayMs(1, settings, 1), 1000);
+    assert.equal(retryDelayMs(2, settings, 1), 2000);
+    assert.equal(retryDelayMs(4, settings, 0.5), 6000);
+  });
+
+  test('is capped, even after very many failures', () => {
+    assert.equal(retryDelayMs(10, settings, 1), 300_000);
+    assert.equal(retryDelayMs(10_000, settings, 1), 300_000);
+    assert.equal(retryDelayMs(10_000, settings, 0), 150_000);
+  });
+
+  test('turns FAILING by count or by age, whichever comes first', () => {
+    const limits = { failAfterAttempts: 10, failAfterMs: 60_000 };
+    const since = 1_000_000_000n;
+    assert.equal(shouldMarkFailing(9, since, since + 59_999_000n, limits), false);
+    assert.equal(shouldMarkFailing(10, since, since, limits), true);
+    assert.equal(shouldMarkFailing(2, since, since + 60_000_000n, limits), true);
+  });
+});
