@@ -354,6 +354,24 @@ async function checkInvariants(sql: Connection, ids: readonly string[]): Promise
        WHERE a.task_id = t.id AND a.status = 'EXPIRED' AND a.started_at IS NOT NULL)`,
   );
   assert.deepEqual(reviewWithoutExpiry, [], 'review only after a started attempt lost its lease');
+  // Orbit: every outcome is on the result stream exactly once, at the task's final revision,
+  // and the stream is gap-free, even with a node killed mid-transaction.
+  const missingEvent = await query(
+    `SELECT t.id FROM tasks t WHERE NOT EXISTS (
+       SELECT 1 FROM orbit_result_events e
+       WHERE e.source_kind = 'task' AND e.source_id = t.id AND e.source_revision = t.revision
+         AND e.type = CONCAT('task.', LOWER(t.status)))`,
+  );
+  assert.deepEqual(missingEvent, [], 'every terminal task has its outcome event');
+  const [stream] = await query(
+    `SELECT COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi,
+       COUNT(DISTINCT source_id) AS sources FROM orbit_result_events`,
+  );
+  assert.deepEqual(
+    [stream?.n, stream?.lo, stream?.hi, stream?.sources].map(Number),
+    [TASKS, 1, TASKS, TASKS],
+    'one event per task, seqs 1..n without a gap',
+  );
 
   const attempts: Record<string, number> = {};
   for (const row of await query(
