@@ -38,6 +38,8 @@ export interface ClaimRequest {
    * answer then leaves started attempts: their effect counts as uncertain when the lease ends.
    */
   readonly start?: boolean;
+  /** The queue's row when the caller already read it in this transaction (batch completions). */
+  readonly queue?: { readonly id: string; readonly paused: boolean };
 }
 
 export interface ClaimedTask {
@@ -56,20 +58,14 @@ export interface ClaimOutcome {
 }
 
 export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOutcome> {
-  const queue = await tx.db
-    .selectFrom('queues')
-    .select(['id', 'paused'])
-    .where('namespace_id', '=', request.namespaceId)
-    .where('name', '=', request.queueName)
-    .executeTakeFirst();
+  const queue = request.queue ?? (await readQueue(tx, request));
   if (queue === undefined) {
     return { queueId: undefined, paused: false, claimed: [] };
   }
-  const queueId = toId(queue.id);
-  if (toBool(queue.paused)) {
-    return { queueId, paused: true, claimed: [] };
+  if (queue.paused) {
+    return { queueId: queue.id, paused: true, claimed: [] };
   }
-  const rows = await selectReady(tx, queueId, Math.min(request.maxTasks, MAX_CLAIM_TASKS));
+  const rows = await selectReady(tx, queue.id, Math.min(request.maxTasks, MAX_CLAIM_TASKS));
   const tasks: Task[] = [];
   for (const row of rows) {
     const task = toTask(row);
@@ -79,7 +75,17 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
       tasks.push(task);
     }
   }
-  return { queueId, paused: false, claimed: await claimAll(tx, tasks, request) };
+  return { queueId: queue.id, paused: false, claimed: await claimAll(tx, tasks, request) };
+}
+
+async function readQueue(tx: Tx, request: ClaimRequest) {
+  const row = await tx.db
+    .selectFrom('queues')
+    .select(['id', 'paused'])
+    .where('namespace_id', '=', request.namespaceId)
+    .where('name', '=', request.queueName)
+    .executeTakeFirst();
+  return row && { id: toId(row.id), paused: toBool(row.paused) };
 }
 
 /**

@@ -16,7 +16,6 @@
  * A task named twice in one batch: the later items run after the others through the one-by-one
  * path, so they see the first item's settlement (a replay or permit_stale).
  */
-import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
@@ -97,7 +96,11 @@ export async function completeBatch(
   return results.sort((a, b) => a.index - b.index);
 }
 
-/** Settle under one savepoint; on a refusal, again one by one (see the module comment). */
+/**
+ * Settle under one savepoint; on a refusal, again one by one (see the module comment).
+ * `tx.savepoint` also drops the commit hooks registered inside it (Orbit's appends), so a
+ * rolled-back settlement leaves nothing queued either.
+ */
 async function settleAll(
   tx: Tx,
   accepted: readonly Accepted[],
@@ -106,18 +109,16 @@ async function settleAll(
   if (accepted.length === 0) {
     return [];
   }
-  await sql`SAVEPOINT completion_batch`.execute(tx.db);
   try {
-    const results: BatchItemResult[] = [];
-    for (const { index, task, settlement } of accepted) {
-      results.push({ index, receipt: await settle(tx, task, settlement) });
-    }
-    await sql`RELEASE SAVEPOINT completion_batch`.execute(tx.db);
-    return results;
+    return await tx.savepoint(async () => {
+      const results: BatchItemResult[] = [];
+      for (const { index, task, settlement } of accepted) {
+        results.push({ index, receipt: await settle(tx, task, settlement) });
+      }
+      return results;
+    });
   } catch (e: unknown) {
     refusal(e);
-    await sql`ROLLBACK TO SAVEPOINT completion_batch`.execute(tx.db);
-    await sql`RELEASE SAVEPOINT completion_batch`.execute(tx.db);
   }
   const results: BatchItemResult[] = [];
   for (const { index, task, settlement } of accepted) {
@@ -132,16 +133,10 @@ async function eachAlone(
   index: number,
   run: () => Promise<TaskReceipt>,
 ): Promise<BatchItemResult> {
-  await sql`SAVEPOINT completion_item`.execute(tx.db);
   try {
-    const receipt = await run();
-    await sql`RELEASE SAVEPOINT completion_item`.execute(tx.db);
-    return { index, receipt };
+    return { index, receipt: await tx.savepoint(run) };
   } catch (e: unknown) {
-    const error = refusal(e);
-    await sql`ROLLBACK TO SAVEPOINT completion_item`.execute(tx.db);
-    await sql`RELEASE SAVEPOINT completion_item`.execute(tx.db);
-    return { index, error };
+    return { index, error: refusal(e) };
   }
 }
 

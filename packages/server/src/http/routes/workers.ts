@@ -137,7 +137,8 @@ export const workerRoutes: Route[] = [
         batch.items.map((item) => ({ ...item, ...common, ...actor })),
       );
       const claimed =
-        batch.claim && (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, start }));
+        batch.claim &&
+        (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, start, queue }));
       return { status: 200, body: batchView(batch, results, claimed?.claimed ?? []) };
     },
   },
