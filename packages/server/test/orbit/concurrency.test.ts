@@ -1,14 +1,15 @@
 /**
  * Sequence order under concurrency (issue 5 acceptance): 8 concurrent completers spread over 2
- * server nodes on one database, while a follower long-polls the stream through the other node.
+ * server nodes on one database (this process's server and a real `weave server` process), while a follower long-polls the stream through the other node.
  * Every result is appended exactly once, seqs are 1..n with no gap, and the follower never sees
  * seq n+1 before seq n (commit order = seq order).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WeaveClient } from '@weave/sdk';
-import { Server } from '../../src/server.js';
 import { forEachDialect } from '../support/databases.js';
+import { startWeave } from '../support/processes.js';
+import type { Running } from '../support/processes.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 
@@ -23,16 +24,21 @@ interface Page {
 forEachDialect((dialect) => {
   describe(`Orbit sequence under concurrency on ${dialect}`, () => {
     let t: TestServer;
-    let second: Server;
+    let second: Running;
     let nodes: WeaveClient[];
     before(async () => {
       const quiet = { sweepIntervalMs: false, scheduleIntervalMs: false } as const;
       t = await startTestServer(dialect, quiet);
-      second = await Server.start({ db: t.db.url, port: 0, logLevel: false, ...quiet });
-      nodes = [t.admin, new WeaveClient({ url: second.url, namespace: 'ns', apiKey: t.adminKey })];
+      second = await startWeave(
+        ['server', '--port', '0'],
+        { WEAVE_DB: t.db.url, WEAVE_LOG_LEVEL: 'warn' },
+        { readyOn: 'stderr' },
+      );
+      const url = /listening at (\S+)/.exec(second.firstLine)?.[1] ?? '';
+      nodes = [t.admin, new WeaveClient({ url, namespace: 'ns', apiKey: t.adminKey })];
     });
     after(async () => {
-      await second.stop();
+      assert.equal(await second.stop(), 0, `the second node stops cleanly: ${second.stderr()}`);
       await t.close();
     });
 
