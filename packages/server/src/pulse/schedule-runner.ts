@@ -10,6 +10,7 @@ import { startPeriodicLoop } from '../periodic-loop.js';
 import type { PeriodicLoop } from '../periodic-loop.js';
 import { withTx } from '../store/with-tx.js';
 import { fireNextDueSchedule } from './fire-schedule.js';
+import { PRUNE_BATCH, pruneFirings } from './prune-firings.js';
 import type { FiringResult } from './fire-schedule.js';
 import type { TaskNotifier } from './task-notifier.js';
 
@@ -17,6 +18,8 @@ import type { TaskNotifier } from './task-notifier.js';
 export const SCHEDULE_INTERVAL_MS = 1_000;
 /** Firings per pass before yielding to the timer (and to `stop()`). */
 export const RUN_BATCH = 50;
+/** How often a runner prunes old firing records. */
+export const PRUNE_INTERVAL_MS = 60_000;
 
 export type ScheduleRunner = PeriodicLoop;
 
@@ -49,6 +52,7 @@ export function startScheduleRunner(options: {
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }): ScheduleRunner {
+  let prunedAt = 0;
   return startPeriodicLoop({
     intervalMs: options.intervalMs ?? SCHEDULE_INTERVAL_MS,
     onError: options.onError,
@@ -57,7 +61,12 @@ export function startScheduleRunner(options: {
         notifier: options.notifier,
         isStopped,
       });
-      return results.length >= RUN_BATCH;
+      let pruned = 0;
+      if (Date.now() - prunedAt >= PRUNE_INTERVAL_MS) {
+        pruned = await withTx(options.database, (tx) => pruneFirings(tx));
+        prunedAt = pruned >= PRUNE_BATCH ? 0 : Date.now();
+      }
+      return results.length >= RUN_BATCH || pruned >= PRUNE_BATCH;
     },
   });
 }
