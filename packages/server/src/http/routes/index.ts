@@ -7,6 +7,7 @@ import { scheduleRoutes } from './schedules.js';
 import { streamRoutes } from './streams.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { taskRoutes } from './tasks.js';
+import { taskSourceRoutes } from './task-source.js';
 import { workerRoutes } from './workers.js';
 
 export const allRoutes: readonly Route[] = [
@@ -14,6 +15,7 @@ export const allRoutes: readonly Route[] = [
   ...queueRoutes,
   ...credentialRoutes,
   ...taskRoutes,
+  ...taskSourceRoutes,
   ...workerRoutes,
   ...scheduleRoutes,
   ...streamRoutes,
