@@ -8,7 +8,7 @@ import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
 import type { ClaimOutcome, ClaimRequest } from './claim-tasks.js';
 import { claimTasks } from './claim-tasks.js';
-import type { TaskNotifier } from './task-notifier.js';
+import type { Epoch, TaskNotifier } from './task-notifier.js';
 
 /** Longest wait a claim may ask for (API.md: up to 30 s). */
 export const MAX_WAIT_MS = 30_000;
@@ -22,6 +22,8 @@ export interface ClaimWaitOptions {
   readonly pollMs?: number;
   /** The caller went away (client disconnected): stop waiting, claim nothing more. */
   readonly signal?: AbortSignal;
+  /** Test seam: runs after each claim transaction, before the wait (forces the wake-up race). */
+  readonly hooks?: { afterClaim?(): Promise<void> };
 }
 
 export async function claimWithWait(
@@ -30,8 +32,17 @@ export async function claimWithWait(
   waitMs: number,
 ): Promise<ClaimOutcome> {
   const until = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
+  let queueId: string | undefined;
   for (;;) {
+    // Read before the claim: a submit committed after this point either is seen by the claim or
+    // has moved the epoch, and then the wait below returns at once.
+    const epoch: Epoch =
+      queueId === undefined
+        ? { value: options.notifier.epoch() }
+        : { queueId, value: options.notifier.epoch(queueId) };
     const outcome = await withTx(options.database, (tx) => claimTasks(tx, request));
+    await options.hooks?.afterClaim?.();
+    queueId = outcome.queueId;
     const remaining = until - Date.now();
     if (outcome.claimed.length > 0 || outcome.queueId === undefined || remaining <= 0) {
       return outcome;
@@ -42,7 +53,7 @@ export async function claimWithWait(
     await options.notifier.wait(
       outcome.queueId,
       Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
-      options.signal,
+      { ...(options.signal === undefined ? {} : { signal: options.signal }), since: epoch },
     );
     // A worker that went away (SIGKILL, aborted long-poll) must not be handed tasks it will
     // never run: they would sit CLAIMED until their lease ends.

@@ -42,5 +42,36 @@ forEachDialect((dialect) => {
       assert.ok(Date.now() - started < 5_000, 'released by the abort, not by the timeout');
       assert.equal((await f.task(task.id)).status, 'PENDING', 'the task stays claimable');
     });
+
+    test('a task submitted between an empty claim and the wait is claimed at once, not after the re-poll interval', async () => {
+      await f.claim(100); // the queue starts empty: the first claim below finds nothing
+      const notifier = new TaskNotifier();
+      const request = {
+        namespaceId: f.namespaceId,
+        queueName: f.queue,
+        workerId: 'w',
+        maxTasks: 1,
+      };
+      let submitted: string | undefined;
+      const afterClaim = async () => {
+        if (submitted === undefined) {
+          // The race: committed and notified after the empty claim, before the claimer waits.
+          const task = await f.submit();
+          submitted = task.id;
+          notifier.notify(task.queueId);
+        }
+      };
+      const started = Date.now();
+      const outcome = await claimWithWait(
+        { database: f.db.database, notifier, pollMs: 20_000, hooks: { afterClaim } },
+        request,
+        20_000,
+      );
+      assert.deepEqual(
+        outcome.claimed.map((c) => c.task.id),
+        [submitted],
+      );
+      assert.ok(Date.now() - started < 5_000, `claimed in ${Date.now() - started} ms`);
+    });
   });
 });
