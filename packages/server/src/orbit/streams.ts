@@ -11,6 +11,8 @@ import type { OrbitStreamsTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toMicros, toMicrosOrNull } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
+import type { Page } from '../store/pages.js';
+import { pageOf } from '../store/pages.js';
 
 /** Default retention of a stream: events are kept seven days. */
 export const DEFAULT_RETENTION_MAX_AGE_US: Micros = 7n * 86_400_000_000n;
@@ -167,7 +169,7 @@ export async function listStreams(
   tx: Tx,
   namespaceId: string,
   page: { readonly afterId?: string | undefined; readonly size: number },
-): Promise<{ items: Stream[]; nextAfterId: string | undefined }> {
+): Promise<Page<Stream>> {
   let query = selectStreams(tx, namespaceId);
   if (page.afterId !== undefined) {
     query = query.where('s.id', '>', page.afterId);
@@ -176,11 +178,7 @@ export async function listStreams(
     .orderBy('s.id')
     .limit(page.size + 1)
     .execute();
-  const items = rows.slice(0, page.size).map(toStream);
-  return {
-    items,
-    nextAfterId: rows.length > page.size ? items[items.length - 1]?.id : undefined,
-  };
+  return pageOf(rows.map(toStream), page.size, (s) => s.id);
 }
 
 /**

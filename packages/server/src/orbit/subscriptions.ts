@@ -12,6 +12,8 @@ import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Stream } from './streams.js';
+import type { Page } from '../store/pages.js';
+import { pageOf } from '../store/pages.js';
 
 export type SubscriptionState = 'ACTIVE' | 'FAILING';
 
@@ -167,7 +169,7 @@ export async function listSubscriptions(
   tx: Tx,
   stream: Stream,
   page: { readonly afterId?: string | undefined; readonly size: number },
-): Promise<{ items: Subscription[]; nextAfterId: string | undefined }> {
+): Promise<Page<Subscription>> {
   let query = selectSubscriptions(tx, stream.namespaceId).where('u.stream_id', '=', stream.id);
   if (page.afterId !== undefined) {
     query = query.where('u.id', '>', page.afterId);
@@ -176,11 +178,7 @@ export async function listSubscriptions(
     .orderBy('u.id')
     .limit(page.size + 1)
     .execute();
-  const items = rows.slice(0, page.size).map(toSubscription);
-  return {
-    items,
-    nextAfterId: rows.length > page.size ? items[items.length - 1]?.id : undefined,
-  };
+  return pageOf(rows.map(toSubscription), page.size, (s) => s.id);
 }
 
 /**

@@ -12,18 +12,16 @@ import type { EventPage } from './read-events.js';
 export const MAX_WAIT_MS = 30_000;
 export const CROSS_NODE_POLL_MS = 100;
 
-export interface StreamRead<T> {
+export interface StreamRead {
   readonly streamId: string;
   readonly page: EventPage;
-  /** Whatever else the caller read in the same transaction (the subscription, the stream). */
-  readonly extra: T;
 }
 
-export async function readWithWait<T>(
+export async function readWithWait(
   options: { readonly database: Database; readonly signal?: AbortSignal; readonly pollMs?: number },
-  read: (tx: Tx) => Promise<StreamRead<T>>,
+  read: (tx: Tx) => Promise<StreamRead>,
   waitMs: number,
-): Promise<StreamRead<T>> {
+): Promise<EventPage> {
   const until = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
   for (;;) {
     const result = await withTx(options.database, read);
@@ -34,7 +32,7 @@ export async function readWithWait<T>(
       options.database.signals.closed ||
       options.signal?.aborted === true
     ) {
-      return result;
+      return result.page;
     }
     await options.database.signals.wait(
       streamSignal(result.streamId),

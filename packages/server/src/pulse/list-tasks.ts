@@ -10,6 +10,8 @@ import { toId, toIdOrNull, toMicros } from '../store/values.js';
 import type { Task, TaskWithQueue } from './task-record.js';
 import { readTask, toTask } from './task-record.js';
 import type { TaskStatus } from './task-states.js';
+import type { Page } from '../store/pages.js';
+import { pageOf } from '../store/pages.js';
 
 export async function getTask(tx: Tx, namespaceId: string, taskId: string): Promise<TaskWithQueue> {
   const found = await readTask(tx, namespaceId, taskId);
@@ -36,10 +38,7 @@ export interface TaskListQuery {
   readonly size: number;
 }
 
-export interface TaskPage {
-  readonly items: TaskWithQueue[];
-  readonly nextAfterId: string | undefined;
-}
+export type TaskPage = Page<TaskWithQueue>;
 
 export async function listTasks(tx: Tx, q: TaskListQuery): Promise<TaskPage> {
   let query = tx.db
@@ -75,9 +74,7 @@ export async function listTasks(tx: Tx, q: TaskListQuery): Promise<TaskPage> {
     task: toTask(row),
     queueName,
   }));
-  const more = rows.length > q.size;
-  const items = more ? rows.slice(0, q.size) : rows;
-  return { items, nextAfterId: more ? items[items.length - 1]?.task.id : undefined };
+  return pageOf(rows, q.size, (r) => r.task.id);
 }
 
 export interface TaskEvent {

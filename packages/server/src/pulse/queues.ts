@@ -8,6 +8,8 @@ import { WeaveError, notFound } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
+import type { Page } from '../store/pages.js';
+import { pageOf } from '../store/pages.js';
 
 export interface Queue {
   readonly id: string;
@@ -104,10 +106,7 @@ export async function getQueue(tx: Tx, namespaceId: string, name: string): Promi
   return queue;
 }
 
-export interface QueuePage {
-  readonly items: Queue[];
-  readonly nextAfterId: string | undefined;
-}
+export type QueuePage = Page<Queue>;
 
 export async function listQueues(
   tx: Tx,
@@ -120,10 +119,7 @@ export async function listQueues(
   if (page.afterId !== undefined) {
     query = query.where('q.id', '>', page.afterId);
   }
-  const rows = (await query.execute()).map(toQueue);
-  const more = rows.length > page.size;
-  const items = more ? rows.slice(0, page.size) : rows;
-  return { items, nextAfterId: more ? items[items.length - 1]?.id : undefined };
+  return pageOf((await query.execute()).map(toQueue), page.size, (q) => q.id);
 }
 
 export interface QueuePatch {

@@ -15,6 +15,8 @@ import { checkTimeZone, nextSlotAfter } from './cron-zone.js';
 import { findQueue } from './queues.js';
 import type { TaskTemplate } from './schedule-template.js';
 import { decodeTemplate, encodeTemplate } from './schedule-template.js';
+import type { Page } from '../store/pages.js';
+import { pageOf } from '../store/pages.js';
 
 export const OVERLAP_POLICIES = ['skip', 'allow'] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
@@ -153,7 +155,7 @@ export async function listSchedules(
     afterId: string | undefined;
     size: number;
   },
-): Promise<{ items: Schedule[]; nextAfterId: string | undefined }> {
+): Promise<Page<Schedule>> {
   let query = scheduleQuery(tx, options.namespaceId)
     .orderBy('s.id')
     .limit(options.size + 1);
@@ -164,9 +166,7 @@ export async function listSchedules(
     query = query.where('q.name', 'in', [...options.allowedQueues, '']);
   }
   const rows = (await query.execute()).map(({ queue_name: q, ...s }) => toSchedule(s, q));
-  const more = rows.length > options.size;
-  const items = more ? rows.slice(0, options.size) : rows;
-  return { items, nextAfterId: more ? items[items.length - 1]?.id : undefined };
+  return pageOf(rows, options.size, (s) => s.id);
 }
 
 /**

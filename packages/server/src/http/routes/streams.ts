@@ -7,7 +7,6 @@ import { NAME_PATTERN } from '@weave/sdk/protocol';
 import { findApplication } from '../../auth/applications.js';
 import { requireScope } from '../../auth/principal.js';
 import { invalidArgument, notFound } from '../../errors.js';
-import { DEFAULT_READ_LIMIT, MAX_READ_LIMIT, readEvents } from '../../orbit/read-events.js';
 import type { Retention } from '../../orbit/streams.js';
 import {
   DEFAULT_RETENTION_MAX_AGE_US,
@@ -16,14 +15,14 @@ import {
   listStreams,
 } from '../../orbit/streams.js';
 import { createSubscription, listSubscriptions } from '../../orbit/subscriptions.js';
-import { MAX_WAIT_MS, readWithWait } from '../../orbit/wait-events.js';
 import { auditChange } from '../audit-change.js';
 import { readDuration } from '../durations.js';
 import { expectObject, readInteger, readString, rejectUnknown, requireString } from '../fields.js';
 import type { JsonObject, JsonValue } from '@weave/json';
-import { eventPageView, streamView, subscriptionView } from '../orbit-views.js';
+import { answerEventRead } from '../event-reads.js';
+import { streamView, subscriptionView } from '../orbit-views.js';
 import { pageToken, readPage } from '../paging.js';
-import { queryBigInt, queryInteger } from '../query-fields.js';
+import { queryBigInt } from '../query-fields.js';
 import type { Route } from '../route.js';
 
 /** 100 years: no retention limit needs more. */
@@ -144,27 +143,13 @@ export const streamRoutes: Route[] = [
       'Events after the cursor `after` (default: from the earliest retained), in order; waits ' +
       'up to wait_ms for the first one. 410 cursor_expired when `after` is behind retention.',
     queryParams: ['after', 'limit', 'wait_ms'],
-    async session(ctx) {
+    session(ctx) {
       const after = queryBigInt(ctx.query, 'after');
-      const limit =
-        queryInteger(ctx.query, 'limit', { min: 1, max: MAX_READ_LIMIT }) ?? DEFAULT_READ_LIMIT;
-      const waitMs = queryInteger(ctx.query, 'wait_ms', { min: 0, max: MAX_WAIT_MS }) ?? 0;
-      const namespaceId = ctx.principal.namespaceId;
       const name = ctx.params.stream ?? '';
-      const result = await readWithWait(
-        { database: ctx.database, signal: ctx.signal },
-        async (tx) => {
-          const stream = await getStream(tx, namespaceId, name);
-          const cursor = after ?? stream.earliestSeq - 1n;
-          return {
-            streamId: stream.id,
-            page: await readEvents(tx, stream, cursor, limit),
-            extra: 0,
-          };
-        },
-        waitMs,
-      );
-      return { status: 200, body: eventPageView(result.page) };
+      return answerEventRead(ctx, async (tx) => {
+        const stream = await getStream(tx, ctx.principal.namespaceId, name);
+        return { stream, after: after ?? stream.earliestSeq - 1n };
+      });
     },
   },
   {

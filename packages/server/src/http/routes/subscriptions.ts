@@ -4,14 +4,12 @@
  * deliveries) are in webhooks.ts.
  */
 import { requireScope } from '../../auth/principal.js';
-import { DEFAULT_READ_LIMIT, MAX_READ_LIMIT, readEvents } from '../../orbit/read-events.js';
 import { getStreamById } from '../../orbit/streams.js';
 import { ackSubscription, deleteSubscription, getSubscription } from '../../orbit/subscriptions.js';
-import { MAX_WAIT_MS, readWithWait } from '../../orbit/wait-events.js';
 import { auditChange } from '../audit-change.js';
 import { expectObject, rejectUnknown, requireString } from '../fields.js';
-import { eventPageView, subscriptionView } from '../orbit-views.js';
-import { queryInteger } from '../query-fields.js';
+import { answerEventRead } from '../event-reads.js';
+import { subscriptionView } from '../orbit-views.js';
 import type { Route } from '../route.js';
 import { invalidArgument } from '../../errors.js';
 
@@ -40,26 +38,13 @@ export const subscriptionRoutes: Route[] = [
       'Events after the subscription cursor, in order; waits up to wait_ms for the first one. ' +
       '410 cursor_expired when the cursor is behind retention.',
     queryParams: ['limit', 'wait_ms'],
-    async session(ctx) {
-      const limit =
-        queryInteger(ctx.query, 'limit', { min: 1, max: MAX_READ_LIMIT }) ?? DEFAULT_READ_LIMIT;
-      const waitMs = queryInteger(ctx.query, 'wait_ms', { min: 0, max: MAX_WAIT_MS }) ?? 0;
-      const namespaceId = ctx.principal.namespaceId;
+    session(ctx) {
       const id = ctx.params.subscription ?? '';
-      const result = await readWithWait(
-        { database: ctx.database, signal: ctx.signal },
-        async (tx) => {
-          const sub = await getSubscription(tx, namespaceId, id);
-          const stream = await getStreamById(tx, namespaceId, sub.streamId);
-          return {
-            streamId: stream.id,
-            page: await readEvents(tx, stream, sub.ackedSeq, limit),
-            extra: sub,
-          };
-        },
-        waitMs,
-      );
-      return { status: 200, body: eventPageView(result.page) };
+      return answerEventRead(ctx, async (tx) => {
+        const sub = await getSubscription(tx, ctx.principal.namespaceId, id);
+        const stream = await getStreamById(tx, ctx.principal.namespaceId, sub.streamId);
+        return { stream, after: sub.ackedSeq };
+      });
     },
   },
   {
