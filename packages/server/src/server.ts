@@ -12,6 +12,9 @@ import { startLeaseSweeper } from './pulse/lease-sweeper.js';
 import { startScheduleRunner } from './pulse/schedule-runner.js';
 import { TaskNotifier } from './pulse/task-notifier.js';
 import { startRetentionLoop } from './orbit/retention.js';
+import type { WebhookDeliverySettings } from './orbit/webhook-delivery.js';
+import { startWebhookLoop } from './orbit/webhook-loop.js';
+import { parseAllowList } from './orbit/webhook-targets.js';
 
 export interface ServerOptions {
   /** `mysql://…` or a SQLite path. */
@@ -27,6 +30,12 @@ export interface ServerOptions {
   readonly scheduleIntervalMs?: number | false;
   /** Orbit retention pass interval (default 10 s); `false` runs none (tests). */
   readonly retentionIntervalMs?: number | false;
+  /** Webhook delivery idle re-check (default 1 s); `false` delivers no webhooks (tests). */
+  readonly webhookIntervalMs?: number | false;
+  /** CIDRs, addresses and host names webhooks may reach although private or loopback. */
+  readonly webhookAllow?: readonly string[];
+  /** Batch size, timeout, lease, backoff and FAILING threshold (docs/webhooks.md). */
+  readonly webhookSettings?: Partial<Omit<WebhookDeliverySettings, 'policy'>>;
 }
 
 /** A background loop (e.g. the lease sweeper); stopped before the pool closes. */
@@ -52,6 +61,8 @@ export class Server {
   }
 
   static async start(options: ServerOptions): Promise<Server> {
+    // A bad allow-list entry fails the start before anything is opened.
+    const webhookPolicy = parseAllowList(options.webhookAllow ?? []);
     const database = openDatabase(options.db);
     try {
       await migrate(database);
@@ -92,6 +103,21 @@ export class Server {
               ? {}
               : { intervalMs: options.retentionIntervalMs }),
             onError: (e: unknown) => app.log.error({ err: e }, 'stream retention failed'),
+          }),
+        );
+      }
+      if (options.webhookIntervalMs !== false) {
+        server.addLoop(
+          startWebhookLoop({
+            database,
+            ...(options.webhookIntervalMs === undefined
+              ? {}
+              : { intervalMs: options.webhookIntervalMs }),
+            settings: {
+              ...options.webhookSettings,
+              policy: webhookPolicy,
+            },
+            onError: (e: unknown) => app.log.error({ err: e }, 'webhook delivery failed'),
           }),
         );
       }

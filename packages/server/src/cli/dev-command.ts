@@ -7,14 +7,17 @@ import { join, resolve } from 'node:path';
 import { SCOPES } from '@weave/sdk/protocol';
 import { bootstrap } from '../auth/bootstrap.js';
 import { Server } from '../server.js';
-import { parseCommand, readHost, readPort, untilSignal } from './options.js';
+import { parseCommand, readHost, readPort, readWebhookAllow, untilSignal } from './options.js';
 
 const HELP = `usage: weave dev [--port N] [--host H] [--data DIR] [--json]
 
   --port N    port to listen on (default 8420; 0 picks a free port) [WEAVE_PORT]
   --host H    address to listen on (default 127.0.0.1) [WEAVE_HOST]
   --data DIR  where the SQLite database lives (default ./.weave) [WEAVE_DATA]
-  --json      print one JSON line {"url","namespace","key"} once ready`;
+  --json      print one JSON line {"url","namespace","key"} once ready
+  --webhook-allow LIST
+              CIDRs, addresses or host names webhooks may reach although private or
+              loopback, comma-separated, e.g. 127.0.0.1 for a local receiver [WEAVE_WEBHOOK_ALLOW]`;
 
 export async function runDev(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
@@ -23,6 +26,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     host: { type: 'string' },
     data: { type: 'string' },
     json: { type: 'boolean' },
+    'webhook-allow': { type: 'string' },
   });
   if (values.help === true) {
     process.stdout.write(`${HELP}\n`);
@@ -35,6 +39,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     host: readHost(values.host as string | undefined),
     logLevel: process.env.WEAVE_LOG_LEVEL ?? 'warn',
     logStream: process.stderr,
+    webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
   });
   const { key } = await bootstrap(server.database, {
     namespace: 'dev',

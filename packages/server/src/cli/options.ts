@@ -40,6 +40,18 @@ export function readHost(value: string | undefined): string {
   return value ?? process.env.WEAVE_HOST ?? '127.0.0.1';
 }
 
+/**
+ * `--webhook-allow` / `WEAVE_WEBHOOK_ALLOW`: comma-separated CIDRs, addresses and host names that
+ * webhooks may reach although private or loopback (docs/webhooks.md "Allow-list").
+ */
+export function readWebhookAllow(value: string | undefined): string[] {
+  const text = value ?? process.env.WEAVE_WEBHOOK_ALLOW ?? '';
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
 export function readLogLevel(): string {
   return process.env.WEAVE_LOG_LEVEL ?? 'info';
 }

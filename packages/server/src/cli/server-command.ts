@@ -1,12 +1,23 @@
 /** `weave server --db … [--port N] [--host H]`: the production server. */
 import { Server } from '../server.js';
-import { parseCommand, readDb, readHost, readLogLevel, readPort, untilSignal } from './options.js';
+import {
+  parseCommand,
+  readDb,
+  readHost,
+  readLogLevel,
+  readPort,
+  readWebhookAllow,
+  untilSignal,
+} from './options.js';
 
 const HELP = `usage: weave server --db <mysql://user:pass@host:3306/db | path.sqlite> [--port N] [--host H]
 
   --db URL    the database [WEAVE_DB]
   --port N    port (default 8420; 0 picks a free port) [WEAVE_PORT]
   --host H    address (default 127.0.0.1; 0.0.0.0 for all) [WEAVE_HOST]
+  --webhook-allow LIST
+              CIDRs, addresses or host names webhooks may reach although private or
+              loopback, comma-separated (default: none) [WEAVE_WEBHOOK_ALLOW]
 Logs are JSON lines on stdout at WEAVE_LOG_LEVEL (default info).`;
 
 export async function runServer(argv: readonly string[]): Promise<number> {
@@ -15,6 +26,7 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     db: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'webhook-allow': { type: 'string' },
   });
   if (values.help === true) {
     process.stdout.write(`${HELP}\n`);
@@ -25,6 +37,7 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     port: readPort(values.port as string | undefined, 8420),
     host: readHost(values.host as string | undefined),
     logLevel: readLogLevel(),
+    webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
   });
   process.stderr.write(
     `weave server listening at ${server.url} (${server.database.description})\n`,

@@ -8,6 +8,7 @@ import { streamRoutes } from './streams.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { taskRoutes } from './tasks.js';
 import { taskSourceRoutes } from './task-source.js';
+import { webhookRoutes } from './webhooks.js';
 import { workerRoutes } from './workers.js';
 
 export const allRoutes: readonly Route[] = [
@@ -20,4 +21,5 @@ export const allRoutes: readonly Route[] = [
   ...scheduleRoutes,
   ...streamRoutes,
   ...subscriptionRoutes,
+  ...webhookRoutes,
 ];
