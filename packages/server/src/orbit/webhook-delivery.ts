@@ -74,36 +74,8 @@ export async function claimDeliveries(
     readonly settings: WebhookDeliverySettings;
   },
 ): Promise<ClaimedBatch[]> {
-  const candidates = await tx.db
-    .selectFrom('orbit_subscriptions as u')
-    .innerJoin('orbit_streams as s', 's.id', 'u.stream_id')
-    .select('u.id')
-    .where('u.state', '=', 'ACTIVE')
-    .where('u.webhook_url', 'is not', null)
-    .where('u.next_attempt_at', '<=', tx.now)
-    .where((eb) => eb.or([eb('u.lease_until', 'is', null), eb('u.lease_until', '<', tx.now)]))
-    .whereRef('u.acked_seq', '<', (eb) => eb.parens(eb('s.next_seq', '-', 1)))
-    .orderBy('u.next_attempt_at')
-    .limit(options.limit)
-    .execute();
-  if (candidates.length === 0) {
-    return [];
-  }
-  const rows = await tx.dialect
-    .forUpdateSkipLocked(
-      tx.db
-        .selectFrom('orbit_subscriptions')
-        .selectAll()
-        .where(
-          'id',
-          'in',
-          candidates.map((c) => c.id),
-        )
-        .where('state', '=', 'ACTIVE')
-        .where('next_attempt_at', '<=', tx.now)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', tx.now)])),
-    )
-    .execute();
+  const candidates = await dueCandidates(tx, options.limit);
+  const rows = candidates.length === 0 ? [] : await lockClaimable(tx, candidates);
   if (rows.length === 0) {
     return [];
   }
@@ -140,6 +112,42 @@ export async function claimDeliveries(
     );
   }
   return batches;
+}
+
+/** Due, unleased ACTIVE webhook subscriptions with events after their cursor; no locks. */
+async function dueCandidates(tx: Tx, limit: number): Promise<string[]> {
+  const rows = await tx.db
+    .selectFrom('orbit_subscriptions as u')
+    .innerJoin('orbit_streams as s', 's.id', 'u.stream_id')
+    .select('u.id')
+    .where('u.state', '=', 'ACTIVE')
+    .where('u.webhook_url', 'is not', null)
+    .where('u.next_attempt_at', '<=', tx.now)
+    .where((eb) => eb.or([eb('u.lease_until', 'is', null), eb('u.lease_until', '<', tx.now)]))
+    .where((eb) => eb('u.acked_seq', '<', eb('s.next_seq', '-', 1)))
+    .orderBy('u.next_attempt_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => toId(r.id));
+}
+
+/**
+ * The candidates still claimable, locked: SKIP LOCKED passes over a row another node is
+ * claiming right now, and the conditions are re-read under the lock (a locking read sees the
+ * latest committed row, not the transaction's snapshot).
+ */
+function lockClaimable(tx: Tx, ids: readonly string[]) {
+  return tx.dialect
+    .forUpdateSkipLocked(
+      tx.db
+        .selectFrom('orbit_subscriptions')
+        .selectAll()
+        .where('id', 'in', [...ids])
+        .where('state', '=', 'ACTIVE')
+        .where('next_attempt_at', '<=', tx.now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', tx.now)])),
+    )
+    .execute();
 }
 
 type BatchHead = Omit<ClaimedBatch, 'firstSeq' | 'lastSeq' | 'events' | 'expired'> & {

@@ -79,101 +79,119 @@ async function readWatch(tx: Tx): Promise<Watch> {
 }
 
 export function startWebhookLoop(options: WebhookLoopOptions): WebhookLoop {
-  const settings: WebhookDeliverySettings = { ...DEFAULT_DELIVERY_SETTINGS, ...options.settings };
-  const intervalMs = options.intervalMs ?? WEBHOOK_INTERVAL_MS;
-  const maxInFlight = options.maxInFlight ?? WEBHOOK_MAX_IN_FLIGHT;
-  const nodeId = options.nodeId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const random = options.random ?? Math.random;
-  const stopping = new AbortController();
-  const inFlight = new Set<Promise<void>>();
-  let kick: (() => void) | undefined;
-  const report = (e: unknown) => options.onError?.(e);
+  return new WebhookDeliveryLoop(options);
+}
 
-  const deliver = async (batch: ClaimedBatch): Promise<void> => {
-    const attempt =
-      batch.expired === undefined
-        ? await deliverBatch(batch, settings, stopping.signal)
-        : { response: { kind: 'failed' as const, error: batch.expired }, durationUs: 0n };
-    if (stopping.signal.aborted && attempt.response.kind === 'failed') {
-      await withTx(options.database, (tx) => releaseLease(tx, batch));
-      return;
+/** See the module comment. One per node; `stop()` before the pool closes. */
+class WebhookDeliveryLoop implements WebhookLoop {
+  readonly #options: WebhookLoopOptions;
+  readonly #settings: WebhookDeliverySettings;
+  readonly #nodeId: string;
+  readonly #stopping = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #running: Promise<void>;
+  /** Set when a delivery finished: the next sleep returns at once (no wake-up is lost). */
+  #woken = false;
+  #wake: (() => void) | undefined;
+
+  constructor(options: WebhookLoopOptions) {
+    this.#options = options;
+    this.#settings = { ...DEFAULT_DELIVERY_SETTINGS, ...options.settings };
+    this.#nodeId =
+      options.nodeId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.#running = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    this.#wake?.();
+    await this.#running;
+  }
+
+  get #intervalMs(): number {
+    return this.#options.intervalMs ?? WEBHOOK_INTERVAL_MS;
+  }
+
+  async #run(): Promise<void> {
+    // Closed signals mean the server is shutting down: claim nothing more.
+    while (!this.#stopping.signal.aborted && !this.#options.database.signals.closed) {
+      try {
+        await this.#pass();
+      } catch (e: unknown) {
+        this.#options.onError?.(e);
+        await this.#sleep({ streamIds: [], nextDueMs: null });
+      }
     }
-    await withTx(options.database, (tx) =>
-      recordAttempt(tx, batch, { ...attempt, random: random(), settings }),
-    );
-  };
+    await Promise.all([...this.#inFlight]);
+  }
 
-  const launch = (batch: ClaimedBatch) => {
-    const running: Promise<void> = deliver(batch)
-      .catch(report)
-      .finally(() => {
-        inFlight.delete(running);
-        kick?.();
-      });
-    inFlight.add(running);
-  };
-
-  const pass = async (): Promise<void> => {
-    const free = maxInFlight - inFlight.size;
+  async #pass(): Promise<void> {
+    const free = (this.#options.maxInFlight ?? WEBHOOK_MAX_IN_FLIGHT) - this.#inFlight.size;
     const batches =
       free <= 0
         ? []
-        : await withTx(options.database, (tx) =>
-            claimDeliveries(tx, { nodeId, limit: free, settings }),
+        : await withTx(this.#options.database, (tx) =>
+            claimDeliveries(tx, { nodeId: this.#nodeId, limit: free, settings: this.#settings }),
           );
-    batches.forEach(launch);
+    batches.forEach((batch) => this.#launch(batch));
     if (batches.length > 0 && batches.length === free) {
-      return; // every slot taken: claim again once one frees
+      return; // every slot taken: the next pass sleeps until one frees
     }
-    const watch = await withTx(options.database, readWatch);
-    await sleep(watch, intervalMs);
-  };
+    await this.#sleep(await withTx(this.#options.database, readWatch));
+  }
 
-  const sleep = async (watch: Watch, ms: number): Promise<void> => {
-    const waitMs = Math.min(ms, watch.nextDueMs ?? ms);
+  #launch(batch: ClaimedBatch): void {
+    const running: Promise<void> = this.#deliver(batch)
+      .catch((e: unknown) => this.#options.onError?.(e))
+      .finally(() => {
+        this.#inFlight.delete(running);
+        this.#woken = true;
+        this.#wake?.();
+      });
+    this.#inFlight.add(running);
+  }
+
+  async #deliver(batch: ClaimedBatch): Promise<void> {
+    const { database } = this.#options;
+    const attempt =
+      batch.expired === undefined
+        ? await deliverBatch(batch, this.#settings, this.#stopping.signal)
+        : { response: { kind: 'failed' as const, error: batch.expired }, durationUs: 0n };
+    if (this.#stopping.signal.aborted && attempt.response.kind === 'failed') {
+      await withTx(database, (tx) => releaseLease(tx, batch));
+      return;
+    }
+    const random = (this.#options.random ?? Math.random)();
+    await withTx(database, (tx) =>
+      recordAttempt(tx, batch, { ...attempt, random, settings: this.#settings }),
+    );
+  }
+
+  /** Until an append on a watched stream, a delivery finishing, the next due retry, or stop. */
+  async #sleep(watch: Watch): Promise<void> {
+    const waitMs = Math.min(this.#intervalMs, watch.nextDueMs ?? this.#intervalMs);
     const done = new AbortController();
-    const either = AbortSignal.any([done.signal, stopping.signal]);
+    const either = AbortSignal.any([done.signal, this.#stopping.signal]);
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
         new Promise<void>((resolve) => {
-          kick = resolve;
+          this.#wake = resolve;
           timer = setTimeout(resolve, waitMs);
-          if (either.aborted) {
+          if (either.aborted || this.#woken) {
             resolve();
           }
           either.addEventListener('abort', () => resolve(), { once: true });
         }),
         ...watch.streamIds.map((id) =>
-          options.database.signals.wait(streamSignal(id), waitMs, either),
+          this.#options.database.signals.wait(streamSignal(id), waitMs, either),
         ),
       ]);
     } finally {
-      kick = undefined;
+      this.#wake = undefined;
+      this.#woken = false;
       clearTimeout(timer);
       done.abort();
     }
-  };
-
-  const run = async () => {
-    // Closed signals mean the server is shutting down: claim nothing more.
-    while (!stopping.signal.aborted && !options.database.signals.closed) {
-      try {
-        await pass();
-      } catch (e: unknown) {
-        report(e);
-        await sleep({ streamIds: [], nextDueMs: null }, intervalMs);
-      }
-    }
-    await Promise.all([...inFlight]);
-  };
-  const running = run();
-
-  return {
-    async stop() {
-      stopping.abort();
-      kick?.();
-      await running;
-    },
-  };
+  }
 }

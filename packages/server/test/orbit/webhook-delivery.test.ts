@@ -131,6 +131,7 @@ forEachDialect((dialect) => {
       const [c] = await claim('node-c');
       assert.deepEqual([c?.firstSeq, c?.lastSeq], [BigInt(seq), BigInt(seq)]);
       await record(c as ClaimedBatch, OK);
+      assert.deepEqual(await claim('node-c'), [], 'nothing pending after the cursor');
       sub = await read(id);
       assert.deepEqual(
         [sub.ackedSeq, sub.consecutiveFailures, sub.lastError],
