@@ -12,8 +12,9 @@ import { startLeaseSweeper } from './pulse/lease-sweeper.js';
 import { startScheduleRunner } from './pulse/schedule-runner.js';
 import { TaskNotifier } from './pulse/task-notifier.js';
 import { startRetentionLoop } from './orbit/retention.js';
-import type { WebhookDeliverySettings } from './orbit/webhook-delivery.js';
 import { startWebhookLoop } from './orbit/webhook-loop.js';
+import type { WebhookDeliverySettings } from './orbit/webhook-settings.js';
+import { toDeliverySettings } from './orbit/webhook-settings.js';
 import { parseAllowList } from './orbit/webhook-targets.js';
 
 export interface ServerOptions {
@@ -61,8 +62,11 @@ export class Server {
   }
 
   static async start(options: ServerOptions): Promise<Server> {
-    // A bad allow-list entry fails the start before anything is opened.
-    const webhookPolicy = parseAllowList(options.webhookAllow ?? []);
+    // A bad allow-list entry or setting fails the start before anything is opened.
+    const webhookSettings = toDeliverySettings({
+      ...options.webhookSettings,
+      policy: parseAllowList(options.webhookAllow ?? []),
+    });
     const database = openDatabase(options.db);
     try {
       await migrate(database);
@@ -113,10 +117,7 @@ export class Server {
             ...(options.webhookIntervalMs === undefined
               ? {}
               : { intervalMs: options.webhookIntervalMs }),
-            settings: {
-              ...options.webhookSettings,
-              policy: webhookPolicy,
-            },
+            settings: webhookSettings,
             onError: (e: unknown) => app.log.error({ err: e }, 'webhook delivery failed'),
           }),
         );

@@ -144,3 +144,32 @@ export async function listDeliveries(
     nextBeforeId: rows.length > input.size ? items[items.length - 1]?.id : undefined,
   };
 }
+
+/**
+ * Keeps the newest `keep` attempts of a subscription: the log is for looking at recent
+ * trouble, not an archive. Uses the (subscription_id, id) index: one short range read, one
+ * range delete.
+ */
+export async function pruneDeliveries(
+  tx: Tx,
+  subscriptionId: string,
+  keep: number,
+): Promise<number> {
+  const cutoff = await tx.db
+    .selectFrom('orbit_deliveries')
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(keep)
+    .executeTakeFirst();
+  if (cutoff === undefined) {
+    return 0;
+  }
+  const deleted = await tx.db
+    .deleteFrom('orbit_deliveries')
+    .where('subscription_id', '=', subscriptionId)
+    .where('id', '<=', cutoff.id)
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}

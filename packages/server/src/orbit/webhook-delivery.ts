@@ -18,28 +18,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readEvents } from './read-events.js';
-import type { WebhookRetrySettings } from './webhook-backoff.js';
 import { retryDelayMs, shouldMarkFailing } from './webhook-backoff.js';
 import { postWebhook } from './webhook-request.js';
 import type { WebhookResponse } from './webhook-request.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signatureHeader } from './webhook-signature.js';
-import type { Resolver, TargetPolicy } from './webhook-targets.js';
+import type { WebhookDeliverySettings } from './webhook-settings.js';
+import { pruneDeliveries } from './webhook-control.js';
 import { isWeaveError } from '../errors.js';
 import type { DbInt, Micros } from '../store/values.js';
 import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 
-export interface WebhookDeliverySettings extends WebhookRetrySettings {
-  /** Most events in one POST (default 100). */
-  readonly batchSize: number;
-  /** Whole-exchange timeout of one POST (default 10 s). */
-  readonly timeoutMs: number;
-  /** How long a claim holds a subscription (default 60 s): must exceed the timeout. */
-  readonly leaseMs: number;
-  readonly policy: TargetPolicy;
-  /** Test seam: name resolution. */
-  readonly resolver?: Resolver;
-}
+/**
+ * The delivery log is trimmed to `keepDeliveries` per subscription when the new row's id is a
+ * multiple of this: amortised to one short range delete per 64 attempts in all.
+ */
+const PRUNE_EVERY = 64n;
 
 /** The `last_error` and `orbit_deliveries.error` columns' width. */
 const MAX_ERROR_LENGTH = 512;
@@ -107,7 +101,7 @@ export async function claimDeliveries(
         url: row.webhook_url ?? '',
         secrets: [row.secret ?? '', ...(previousValid ? [row.previous_secret ?? ''] : [])],
         ackedSeq: toMicros(row.acked_seq),
-        batchSize: options.settings.batchSize,
+        settings: options.settings,
       }),
     );
   }
@@ -152,11 +146,23 @@ function lockClaimable(tx: Tx, ids: readonly string[]) {
 
 type BatchHead = Omit<ClaimedBatch, 'firstSeq' | 'lastSeq' | 'events' | 'expired'> & {
   readonly ackedSeq: bigint;
-  readonly batchSize: number;
+  readonly settings: WebhookDeliverySettings;
 };
 
+/** The longest prefix within `maxBytes` (UTF-8), and never less than one event. */
+function withinBytes(events: readonly string[], maxBytes: number): readonly string[] {
+  let bytes = 0;
+  for (const [i, text] of events.entries()) {
+    bytes += Buffer.byteLength(text, 'utf8') + 1;
+    if (bytes > maxBytes && i > 0) {
+      return events.slice(0, i);
+    }
+  }
+  return events;
+}
+
 async function readBatch(tx: Tx, head: BatchHead): Promise<ClaimedBatch> {
-  const { ackedSeq, batchSize, ...batch } = head;
+  const { ackedSeq, settings, ...batch } = head;
   const stream = await tx.db
     .selectFrom('orbit_streams')
     .select(['id', 'name', 'earliest_seq', 'next_seq'])
@@ -169,12 +175,13 @@ async function readBatch(tx: Tx, head: BatchHead): Promise<ClaimedBatch> {
     nextSeq: toMicros(stream.next_seq),
   };
   try {
-    const page = await readEvents(tx, position, ackedSeq, batchSize);
+    const page = await readEvents(tx, position, ackedSeq, settings.batchSize);
+    const events = withinBytes(page.events, settings.maxBatchBytes);
     return {
       ...batch,
-      firstSeq: page.firstSeq ?? ackedSeq + 1n,
-      lastSeq: page.lastSeq ?? ackedSeq,
-      events: page.events,
+      firstSeq: ackedSeq + 1n,
+      lastSeq: ackedSeq + BigInt(events.length),
+      events,
     };
   } catch (e: unknown) {
     if (!isWeaveError(e) || e.code !== 'cursor_expired') {
@@ -254,7 +261,10 @@ export async function recordAttempt(
   }
   const delivered = batch.expired === undefined && isSuccess(attempt.response);
   const error = batch.expired ?? (delivered ? null : describeFailure(attempt.response));
-  await insertDelivery(tx, batch, { ...attempt, delivered, error });
+  const deliveryId = await insertDelivery(tx, batch, { ...attempt, delivered, error });
+  if (deliveryId % PRUNE_EVERY === 0n) {
+    await pruneDeliveries(tx, batch.subscriptionId, attempt.settings.keepDeliveries);
+  }
   const ours = row.lease_owner === batch.leaseOwner;
   const acked = toMicros(row.acked_seq);
   const revision = toMicros(row.revision) + 1n;
@@ -291,9 +301,9 @@ async function insertDelivery(
   tx: Tx,
   batch: ClaimedBatch,
   attempt: AttemptResult & { readonly delivered: boolean; readonly error: string | null },
-): Promise<void> {
+): Promise<bigint> {
   const { response } = attempt;
-  await tx.db
+  const inserted = await tx.db
     .insertInto('orbit_deliveries')
     .values({
       namespace_id: batch.namespaceId,
@@ -307,7 +317,8 @@ async function insertDelivery(
       duration_us: attempt.durationUs,
       at: tx.now - attempt.durationUs,
     })
-    .execute();
+    .executeTakeFirstOrThrow();
+  return BigInt(inserted.insertId ?? 0n);
 }
 
 function successReset(now: Micros) {

@@ -14,23 +14,15 @@ import { toId, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import { withTx } from '../store/with-tx.js';
 import { streamSignal } from './append-result.js';
-import { DEFAULT_RETRY_SETTINGS } from './webhook-backoff.js';
-import type { ClaimedBatch, WebhookDeliverySettings } from './webhook-delivery.js';
+import type { ClaimedBatch } from './webhook-delivery.js';
 import { claimDeliveries, deliverBatch, recordAttempt, releaseLease } from './webhook-delivery.js';
-import { DEFAULT_TARGET_POLICY } from './webhook-targets.js';
+import type { WebhookDeliverySettings } from './webhook-settings.js';
+import { toDeliverySettings } from './webhook-settings.js';
 
 /** Idle re-check: bounds how late an append on another node is pushed (default 1 s). */
 export const WEBHOOK_INTERVAL_MS = 1_000;
 /** Deliveries (subscriptions) in flight at once on one node. */
 export const WEBHOOK_MAX_IN_FLIGHT = 16;
-
-export const DEFAULT_DELIVERY_SETTINGS: WebhookDeliverySettings = {
-  ...DEFAULT_RETRY_SETTINGS,
-  batchSize: 100,
-  timeoutMs: 10_000,
-  leaseMs: 60_000,
-  policy: DEFAULT_TARGET_POLICY,
-};
 
 export interface WebhookLoopOptions {
   readonly database: Database;
@@ -96,7 +88,7 @@ class WebhookDeliveryLoop implements WebhookLoop {
 
   constructor(options: WebhookLoopOptions) {
     this.#options = options;
-    this.#settings = { ...DEFAULT_DELIVERY_SETTINGS, ...options.settings };
+    this.#settings = toDeliverySettings(options.settings);
     this.#nodeId =
       options.nodeId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     this.#running = this.#run();

@@ -14,7 +14,8 @@ import { getStream } from '../../src/orbit/streams.js';
 import { createSubscription, getSubscription } from '../../src/orbit/subscriptions.js';
 import type { ClaimedBatch } from '../../src/orbit/webhook-delivery.js';
 import { claimDeliveries, recordAttempt } from '../../src/orbit/webhook-delivery.js';
-import { DEFAULT_DELIVERY_SETTINGS } from '../../src/orbit/webhook-loop.js';
+import { pruneDeliveries } from '../../src/orbit/webhook-control.js';
+import { DEFAULT_DELIVERY_SETTINGS } from '../../src/orbit/webhook-settings.js';
 import type { Tx } from '../../src/store/with-tx.js';
 import { withTx } from '../../src/store/with-tx.js';
 import { createTestDatabase, forEachDialect } from '../support/databases.js';
@@ -171,6 +172,69 @@ forEachDialect((dialect) => {
       );
       assert.notEqual(claimed[0]?.subscriptionId, pull);
       await set(due, { state: 'FAILING', lease_owner: null, lease_until: null });
+    });
+
+    test('a batch stops at maxBatchBytes, but a single larger event still goes alone', async () => {
+      const id = await subscribe('bytes');
+      await append(3);
+      const small = { ...SETTINGS, maxBatchBytes: 60 };
+      const [first] = await run((tx) =>
+        claimDeliveries(tx, { nodeId: 'a', limit: 10, settings: small }),
+      );
+      // Each body is about 40 bytes: one fits in 60, two do not.
+      assert.deepEqual(
+        [first?.firstSeq, first?.lastSeq, first?.events.length],
+        [BigInt(seq - 2), BigInt(seq - 2), 1],
+      );
+      await record(first as ClaimedBatch, OK);
+      const tiny = { ...SETTINGS, maxBatchBytes: 1 };
+      const [second] = await run((tx) =>
+        claimDeliveries(tx, { nodeId: 'a', limit: 10, settings: tiny }),
+      );
+      assert.deepEqual([second?.firstSeq, second?.events.length], [BigInt(seq - 1), 1]);
+      await record(second as ClaimedBatch, OK);
+      await set(id, { state: 'FAILING' });
+    });
+
+    test('the delivery log keeps the newest attempts of each subscription', async () => {
+      const id = await subscribe('log');
+      const other = await subscribe('other-log');
+      await run(async (tx) => {
+        for (const sub of [id, other, id, id, other, id]) {
+          await tx.db
+            .insertInto('orbit_deliveries')
+            .values({
+              namespace_id: namespaceId,
+              subscription_id: sub,
+              first_seq: 1,
+              last_seq: 1,
+              outcome: 'FAILED',
+              http_status: 500,
+              error: 'HTTP 500',
+              duration_us: 1,
+              at: tx.now,
+            })
+            .execute();
+        }
+      });
+      const ids = (sub: string) =>
+        run(async (tx) =>
+          (
+            await tx.db
+              .selectFrom('orbit_deliveries')
+              .select('id')
+              .where('subscription_id', '=', sub)
+              .orderBy('id')
+              .execute()
+          ).map((r) => String(r.id)),
+        );
+      const before = await ids(id);
+      assert.equal(await run((tx) => pruneDeliveries(tx, id, 2)), 2);
+      assert.deepEqual(await ids(id), before.slice(2));
+      assert.equal((await ids(other)).length, 2);
+      assert.equal(await run((tx) => pruneDeliveries(tx, id, 2)), 0);
+      await set(id, { state: 'FAILING' });
+      await set(other, { state: 'FAILING' });
     });
 
     test('a cursor behind retention turns the subscription FAILING at once, naming the gap', async () => {

@@ -4,7 +4,7 @@
  * transaction, and readers for the subscription and the stream.
  */
 import assert from 'node:assert/strict';
-import type { WebhookDeliverySettings } from '../../src/orbit/webhook-delivery.js';
+import type { WebhookDeliverySettings } from '../../src/orbit/webhook-settings.js';
 import type { DialectName } from '../../src/store/dialect.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { retryDelayMs, shouldMarkFailing } from '../../src/orbit/webhook-backoff.js';
+import { toDeliverySettings } from '../../src/orbit/webhook-settings.js';
 import { postWebhook } from '../../src/orbit/webhook-request.js';
 import {
   DEFAULT_TARGET_POLICY,
@@ -182,5 +183,20 @@ describe('webhook retry timing', () => {
     assert.equal(shouldMarkFailing(9, since, since + 59_999_000n, limits), false);
     assert.equal(shouldMarkFailing(10, since, since, limits), true);
     assert.equal(shouldMarkFailing(2, since, since + 60_000_000n, limits), true);
+  });
+});
+
+describe('webhook settings', () => {
+  test('fills in the defaults and refuses what would break the guarantees, naming the knob', () => {
+    assert.equal(toDeliverySettings().batchSize, 100);
+    assert.equal(toDeliverySettings({ batchSize: 5 }).batchSize, 5);
+    assert.throws(() => toDeliverySettings({ leaseMs: 5_000, timeoutMs: 5_000 }), /leaseMs/);
+    assert.throws(() => toDeliverySettings({ batchSize: 0 }), /batchSize must be a positive/);
+    assert.throws(() => toDeliverySettings({ batchSize: 1001 }), /batchSize must be at most/);
+    assert.throws(() => toDeliverySettings({ backoffBaseMs: 1.5 }), /backoffBaseMs/);
+    assert.throws(
+      () => toDeliverySettings({ backoffMaxMs: 10, backoffBaseMs: 20 }),
+      /backoffMaxMs/,
+    );
   });
 });
