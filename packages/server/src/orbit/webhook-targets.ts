@@ -1,13 +1,13 @@
 /**
  * Where a webhook may point (docs/webhooks.md "Allow-list"). A URL is http(s) without user
- * info; at delivery its host is resolved and **every** address must be public, or be matched by
+ * info; at delivery its host is resolved and only addresses that are public, or matched by
  * an allow-list entry (a CIDR such as `10.0.0.0/8`, an address, or a host name). Loopback,
  * private, link-local, unique-local, multicast, unspecified and other special-purpose ranges are
  * refused otherwise, IPv4 and IPv6 alike, and an IPv6 address that embeds an IPv4 one
  * (`::ffff:127.0.0.1`, NAT64, 6to4) is judged by the IPv4 address it carries.
  *
  * DNS rebinding: the check runs inside the connection's own `lookup` (`checkedLookup`), so the
- * socket connects to exactly the address that was checked; nothing resolves the name twice.
+ * socket connects only to addresses that were checked; nothing resolves the name twice.
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
@@ -266,9 +266,10 @@ export class TargetRefusedError extends Error {
 }
 
 /**
- * A `lookup` for `http.request`: resolves the name, refuses it when any of its addresses is
- * refused (a name that mixes public and private addresses is a rebinding attempt or a mistake),
- * and hands the socket the checked addresses only.
+ * A `lookup` for `http.request`: resolves the name and hands the socket only the addresses that
+ * pass the check, so it can never connect to a refused one, whatever the name answers next time
+ * (`localhost` → `::1`, `127.0.0.1` with only `127.0.0.1` allowed connects to `127.0.0.1`). When
+ * none passes, the error gives the first refusal.
  */
 export function checkedLookup(policy: TargetPolicy, resolver: Resolver = systemResolver) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
@@ -278,19 +279,14 @@ export function checkedLookup(policy: TargetPolicy, resolver: Resolver = systemR
           (a) =>
             options.family === undefined || options.family === 0 || a.family === options.family,
         );
-        const refusal = wanted
-          .map((a) => refusalOf(policy, hostname, a.address))
-          .find((r) => r !== undefined);
-        const first = wanted[0];
-        if (refusal !== undefined || first === undefined) {
-          callback(
-            new TargetRefusedError(
-              refusal === undefined ? `${hostname} has no address` : `${hostname}: ${refusal}`,
-            ),
-            '',
-          );
+        const checked = wanted.map((a) => ({ a, refusal: refusalOf(policy, hostname, a.address) }));
+        const usable = checked.filter((c) => c.refusal === undefined).map((c) => c.a);
+        const first = usable[0];
+        if (first === undefined) {
+          const refusal = checked[0]?.refusal ?? 'it has no address';
+          callback(new TargetRefusedError(`${hostname}: ${refusal}`), '');
         } else if (options.all === true) {
-          callback(null, wanted);
+          callback(null, usable);
         } else {
           callback(null, first.address, first.family);
         }

@@ -96,26 +96,31 @@ describe('webhook targets', () => {
     assert.deepEqual(parseAllowList([' ', '']).cidrs, []);
   });
 
-  test('the checked lookup refuses a name when any of its addresses is refused', async () => {
-    const resolver: Resolver = (name) =>
-      Promise.resolve(
-        name === 'rebind.example'
-          ? [
-              { address: '93.184.216.34', family: 4 },
-              { address: '127.0.0.1', family: 4 },
-            ]
-          : [{ address: '93.184.216.34', family: 4 }],
-      );
+  test('the checked lookup hands the socket only the addresses that pass', async () => {
+    const answers: Record<string, { address: string; family: number }[]> = {
+      'rebind.example': [
+        { address: '127.0.0.1', family: 4 },
+        { address: '93.184.216.34', family: 4 },
+        { address: '::1', family: 6 },
+      ],
+      'inside.example': [{ address: '10.0.0.8', family: 4 }],
+    };
+    const resolver: Resolver = (name) => Promise.resolve(answers[name] ?? []);
     const lookup = checkedLookup(DEFAULT_TARGET_POLICY, resolver);
-    const run = (name: string, all: boolean) =>
+    const run = (name: string, all: boolean, family?: number) =>
       new Promise<unknown>((resolve) =>
-        lookup(name, { all }, (err, address) => resolve(err ?? address)),
+        lookup(name, { all, ...(family === undefined ? {} : { family }) }, (err, address) =>
+          resolve(err ?? address),
+        ),
       );
-    const error = (await run('rebind.example', false)) as Error;
-    assert.match(error.message, /127\.0\.0\.1 is a loopback address/);
+    assert.equal(await run('rebind.example', false), '93.184.216.34');
+    assert.deepEqual(await run('rebind.example', true), [{ address: '93.184.216.34', family: 4 }]);
+    const onlyV6 = (await run('rebind.example', false, 6)) as Error;
+    assert.match(onlyV6.message, /::1 is a loopback address/);
+    const error = (await run('inside.example', true)) as Error;
+    assert.match(error.message, /inside\.example: 10\.0\.0\.8 is a private address/);
     assert.equal((error as NodeJS.ErrnoException).code, 'ETARGETREFUSED');
-    assert.equal(await run('public.example', false), '93.184.216.34');
-    assert.deepEqual(await run('public.example', true), [{ address: '93.184.216.34', family: 4 }]);
+    assert.match(((await run('nothing.example', false)) as Error).message, /no address/);
   });
 
   test('a POST connects to the address that was checked, and only when allowed', async () => {
@@ -128,7 +133,11 @@ describe('webhook targets', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     // A name no DNS knows: the only way to reach the receiver is the checked resolver's answer.
-    const resolver: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+    const resolver: Resolver = (name) =>
+      Promise.resolve([
+        ...(name.startsWith('mixed') ? [{ address: '::1', family: 6 }] : []),
+        { address: '127.0.0.1', family: 4 },
+      ]);
     const post = (allow: readonly string[], host: string) =>
       postWebhook({
         url: `http://${host}:${port}/hook`,
@@ -153,7 +162,16 @@ describe('webhook targets', () => {
         status: 200,
       });
       assert.deepEqual(await post(['127.0.0.0/8'], '127.0.0.1'), { kind: 'answered', status: 200 });
-      assert.deepEqual(seen, [`hooks.weave.invalid:${port}`, `127.0.0.1:${port}`]);
+      // Like `localhost`: ::1 is not allowed, so only 127.0.0.1 is tried.
+      assert.deepEqual(await post(['127.0.0.1'], 'mixed.weave.invalid'), {
+        kind: 'answered',
+        status: 200,
+      });
+      assert.deepEqual(seen, [
+        `hooks.weave.invalid:${port}`,
+        `127.0.0.1:${port}`,
+        `mixed.weave.invalid:${port}`,
+      ]);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
