@@ -89,8 +89,10 @@ class WebhookDeliveryLoop implements WebhookLoop {
   constructor(options: WebhookLoopOptions) {
     this.#options = options;
     this.#settings = toDeliverySettings(options.settings);
-    this.#nodeId =
-      options.nodeId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    // lease_owner is VARCHAR(200): the node id plus "/" and a 36-character claim UUID.
+    this.#nodeId = (
+      options.nodeId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+    ).slice(-120);
     this.#running = this.#run();
   }
 

@@ -1,13 +1,13 @@
 /**
  * A real webhook receiver for tests: node:http on 127.0.0.1, recording every request (raw body,
  * headers, what it answered) and how many requests per subscription overlapped. `answer`
- * decides per request: a status, or `'drop'` to read the request and close the connection
- * without a response (a lost response).
+ * decides per request: a status, `'drop'` to read the request and close the connection
+ * without a response (a lost response), or `'hang'` to never answer.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Answer = number | 'drop';
+export type Answer = number | 'drop' | 'hang';
 
 export interface ReceivedRequest {
   /** ms since the receiver started. */
@@ -68,7 +68,7 @@ export async function startReceiver(
         inFlight.set(subscriptionId, (inFlight.get(subscriptionId) ?? 1) - 1);
         if (chosen === 'drop') {
           req.socket.destroy();
-        } else {
+        } else if (chosen !== 'hang') {
           res.writeHead(chosen, { 'content-type': 'text/plain' }).end('ok');
         }
       }, 5);

@@ -232,11 +232,70 @@ async function failingThenResume(dialect: 'sqlite' | 'mysql'): Promise<void> {
   }
 }
 
+/**
+ * A node stopping while its POST hangs aborts it and gives the lease back, so the next server
+ * resends that batch at once rather than after the 60 s lease.
+ */
+async function stopMidRequest(dialect: 'sqlite' | 'mysql'): Promise<void> {
+  const settings = { timeoutMs: 30_000, leaseMs: 60_000 };
+  const t = await startWebhookServer(dialect, settings);
+  let receiverHung = true;
+  const receiver = await startReceiver(() => (receiverHung ? 'hang' : 200));
+  let next: Server | undefined;
+  try {
+    await completeTasks(t, 2, 'r');
+    const { id } = await createWebhook(t, 'restart', receiver.url);
+    await waitFor(() => receiver.requests.length === 1 || undefined, { what: 'the first POST' });
+    const stopping = Date.now();
+    await t.server.stop();
+    assert.ok(Date.now() - stopping < 10_000, 'stop does not wait for the hanging receiver');
+    receiverHung = false;
+    const started = Date.now();
+    next = await Server.start({
+      db: t.db.url,
+      port: 0,
+      logLevel: false,
+      sweepIntervalMs: false,
+      scheduleIntervalMs: false,
+      retentionIntervalMs: false,
+      webhookIntervalMs: 50,
+      webhookAllow: ['127.0.0.1'],
+      webhookSettings: settings,
+    });
+    const database = next.database;
+    await waitFor(
+      async () =>
+        (
+          await database.kysely
+            .selectFrom('orbit_subscriptions')
+            .select('acked_seq')
+            .where('id', '=', id)
+            .executeTakeFirstOrThrow()
+        ).acked_seq.toString() === '2' || undefined,
+      { timeoutMs: 15_000, what: 'the batch resent by the next server' },
+    );
+    assert.ok(Date.now() - started < 15_000);
+    assert.deepEqual(
+      receiver.requests.map((r) => [r.seqs, r.answer]),
+      [
+        [['1', '2'], 'hang'],
+        [['1', '2'], 200],
+      ],
+    );
+  } finally {
+    await receiver.close();
+    await next?.stop();
+    await t.close();
+  }
+}
+
 describe('webhook delivery (issue 5 acceptance)', { concurrency: true }, () => {
   forEachDialect((dialect) => {
     test(`on ${dialect}: 500 for 20 s then 200 — every event arrives in order, duplicates only where a response was lost`, () =>
       acceptance(dialect));
     test(`on ${dialect}: a subscription that keeps failing is marked FAILING, stops, and resumes`, () =>
       failingThenResume(dialect));
+    test(`on ${dialect}: a server stopping mid-request gives the lease back; the next one resends at once`, () =>
+      stopMidRequest(dialect));
   });
 });
