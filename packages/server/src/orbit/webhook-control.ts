@@ -8,9 +8,14 @@ import type { OrbitDeliveriesTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
-import { streamSignal } from './append-result.js';
 import type { Subscription } from './subscriptions.js';
 import { getSubscription, newWebhookSecret } from './subscriptions.js';
+
+/**
+ * Wakes this node's delivery loop when a webhook subscription changes (resume): a new or resumed
+ * subscription may sit on a stream the loop is not watching yet.
+ */
+export const WEBHOOKS_CHANGED_SIGNAL = 'orbit.webhooks';
 
 /** How long the previous secret keeps signing after a rotation, by default. */
 export const DEFAULT_ROTATION_GRACE_US: Micros = 24n * 3_600_000_000n;
@@ -30,7 +35,7 @@ async function lockWebhookSubscription(tx: Tx, namespaceId: string, id: string) 
 /**
  * ACTIVE again, with a clean failure run and due now; the loop is woken on this node. Resuming
  * an ACTIVE subscription that is backing off retries it now. A delivery in flight keeps its
- * lease: it finishes (and is recorded) first.
+ * lease: it finishes (and is recorded) first. This node's loop is woken after the commit.
  */
 export async function resumeSubscription(
   tx: Tx,
@@ -51,7 +56,7 @@ export async function resumeSubscription(
     })
     .where('id', '=', id)
     .execute();
-  tx.afterCommit(() => tx.signals.notify(streamSignal(subscription.streamId)));
+  tx.afterCommit(() => tx.signals.notify(WEBHOOKS_CHANGED_SIGNAL));
   return getSubscription(tx, namespaceId, id);
 }
 

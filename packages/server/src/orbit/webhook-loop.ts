@@ -1,7 +1,8 @@
 /**
  * The webhook delivery loop of one node. Each pass claims due subscriptions (up to the free
  * in-flight slots), starts one delivery per claimed subscription, and then sleeps until an append
- * on a watched stream (same node: `streamSignal`), a delivery finishing, the earliest retry
+ * on a watched stream (same node: `streamSignal`), a resume (`WEBHOOKS_CHANGED_SIGNAL`), a
+ * delivery finishing, the earliest retry
  * falling due, or `intervalMs` (appends on other nodes and new subscriptions) — whichever comes
  * first. Deliveries of different subscriptions run side by side; one subscription never has two
  * (its lease, webhook-delivery.ts). `stop()` aborts the POSTs in flight and gives their leases
@@ -16,6 +17,7 @@ import { withTx } from '../store/with-tx.js';
 import { streamSignal } from './append-result.js';
 import type { ClaimedBatch } from './webhook-delivery.js';
 import { claimDeliveries, deliverBatch, recordAttempt, releaseLease } from './webhook-delivery.js';
+import { WEBHOOKS_CHANGED_SIGNAL } from './webhook-control.js';
 import type { WebhookDeliverySettings } from './webhook-settings.js';
 import { toDeliverySettings } from './webhook-settings.js';
 
@@ -46,7 +48,12 @@ interface Watch {
   readonly nextDueMs: number | null;
 }
 
-/** What to sleep on: every stream with an ACTIVE webhook subscription, and the next due retry. */
+/**
+ * What to sleep on. Appends matter only to subscriptions that are idle (unleased, due, nothing
+ * pending): only their streams are watched, so a busy stream does not wake the loop on every
+ * append while its batch is in flight (the delivery's end wakes it). Subscriptions with events
+ * pending give the time of their next attempt (retry or lease end).
+ */
 async function readWatch(tx: Tx): Promise<Watch> {
   const rows = await tx.db
     .selectFrom('orbit_subscriptions as u')
@@ -55,17 +62,23 @@ async function readWatch(tx: Tx): Promise<Watch> {
     .where('u.state', '=', 'ACTIVE')
     .where('u.webhook_url', 'is not', null)
     .execute();
+  const streamIds = new Set<string>();
   let next: bigint | null = null;
   for (const row of rows) {
-    if (toMicros(row.acked_seq) >= toMicros(row.next_seq) - 1n) {
+    const leaseUntil = row.lease_until === null ? 0n : toMicros(row.lease_until);
+    const nextAttemptAt = toMicros(row.next_attempt_at);
+    const pending = toMicros(row.acked_seq) < toMicros(row.next_seq) - 1n;
+    if (!pending) {
+      if (leaseUntil < tx.now && nextAttemptAt <= tx.now) {
+        streamIds.add(toId(row.stream_id));
+      }
       continue;
     }
-    const lease = row.lease_until === null ? 0n : toMicros(row.lease_until);
-    const due = [toMicros(row.next_attempt_at), lease].reduce((a, b) => (a > b ? a : b));
+    const due = nextAttemptAt > leaseUntil ? nextAttemptAt : leaseUntil;
     next = next === null || due < next ? due : next;
   }
   return {
-    streamIds: [...new Set(rows.map((r) => toId(r.stream_id)))],
+    streamIds: [...streamIds],
     nextDueMs: next === null ? null : Math.max(0, Number((next - tx.now) / 1000n) + 1),
   };
 }
@@ -177,8 +190,8 @@ class WebhookDeliveryLoop implements WebhookLoop {
           }
           either.addEventListener('abort', () => resolve(), { once: true });
         }),
-        ...watch.streamIds.map((id) =>
-          this.#options.database.signals.wait(streamSignal(id), waitMs, either),
+        ...[...watch.streamIds.map(streamSignal), WEBHOOKS_CHANGED_SIGNAL].map((key) =>
+          this.#options.database.signals.wait(key, waitMs, either),
         ),
       ]);
     } finally {

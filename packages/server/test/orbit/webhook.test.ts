@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import { verifyWebhookSignature } from '@weave/sdk';
 import { Server } from '../../src/server.js';
 import { forEachDialect } from '../support/databases.js';
+import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { waitFor } from '../support/wait-for.js';
 import { startReceiver } from './webhook-receiver.js';
@@ -289,6 +290,39 @@ async function stopMidRequest(dialect: 'sqlite' | 'mysql'): Promise<void> {
   }
 }
 
+/**
+ * With a one-minute idle re-check, only in-process wake-ups can explain a prompt delivery: the
+ * resume wakes the loop (which then watches the stream), then each append (or the end of the
+ * previous delivery) wakes it again.
+ */
+async function wakesOnAppend(dialect: 'sqlite' | 'mysql'): Promise<void> {
+  const t = await startTestServer(dialect, {
+    sweepIntervalMs: false,
+    scheduleIntervalMs: false,
+    retentionIntervalMs: false,
+    webhookIntervalMs: 60_000,
+    webhookAllow: ['127.0.0.1'],
+  });
+  const receiver = await startReceiver(() => 200);
+  try {
+    const { id } = await createWebhook(t, 'prompt', receiver.url);
+    await t.admin.request('POST', `/subscriptions/${id}/resume`);
+    for (const round of [1, 2]) {
+      const appended = Date.now();
+      await completeTasks(t, 1, `w${round}`);
+      await waitFor(() => receiver.requests.length === round || undefined, {
+        timeoutMs: 5_000,
+        what: `delivery ${round}, woken in-process`,
+      });
+      assert.ok(Date.now() - appended < 5_000);
+      assert.deepEqual(receiver.requests[round - 1]?.seqs, [String(round)]);
+    }
+  } finally {
+    await receiver.close();
+    await t.close();
+  }
+}
+
 describe('webhook delivery (issue 5 acceptance)', { concurrency: true }, () => {
   forEachDialect((dialect) => {
     test(`on ${dialect}: 500 for 20 s then 200 — every event arrives in order, duplicates only where a response was lost`, () =>
@@ -297,5 +331,7 @@ describe('webhook delivery (issue 5 acceptance)', { concurrency: true }, () => {
       failingThenResume(dialect));
     test(`on ${dialect}: a server stopping mid-request gives the lease back; the next one resends at once`, () =>
       stopMidRequest(dialect));
+    test(`on ${dialect}: the loop wakes at once on a resume and on an append on the same node`, () =>
+      wakesOnAppend(dialect));
   });
 });
