@@ -41,6 +41,8 @@ describe('weave server --webhook-allow', () => {
       { readyOn: 'stderr' },
     );
     assert.match(running.firstLine, /listening at http:\/\/127\.0\.0\.1:\d+/);
-    assert.equal(await running.stop(), 0);
+    // Shutdown's exit status is the CLI tests' concern (test/cli); here only the start matters.
+    await running.stop();
+    assert.doesNotMatch(running.stderr(), /allow-list entry/);
   });
 });
