@@ -48,6 +48,8 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     scopes: [...SCOPES],
     credentialName: 'weave dev',
   });
+  // Listen for the signal before printing the ready line: a supervisor may stop us right after.
+  const stopSignal = untilSignal();
   if (values.json === true) {
     process.stdout.write(`${JSON.stringify({ url: server.url, namespace: 'dev', key })}\n`);
   } else {
@@ -63,7 +65,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
       ].join('\n'),
     );
   }
-  await untilSignal();
+  await stopSignal;
   await server.stop();
   return 0;
 }

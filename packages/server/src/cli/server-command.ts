@@ -39,10 +39,12 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     logLevel: readLogLevel(),
     webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
   });
+  // Listen for the signal before saying "listening": a supervisor may stop us right after.
+  const stopSignal = untilSignal();
   process.stderr.write(
     `weave server listening at ${server.url} (${server.database.description})\n`,
   );
-  await untilSignal();
+  await stopSignal;
   await server.stop();
   return 0;
 }
