@@ -15,6 +15,12 @@ import type { Stream } from './streams.js';
 import type { Page } from '../store/pages.js';
 import { pageOf } from '../store/pages.js';
 
+/**
+ * Wakes this node's delivery loop when a webhook subscription changes (resume): a new or resumed
+ * subscription may sit on a stream the loop is not watching yet.
+ */
+export const WEBHOOKS_CHANGED_SIGNAL = 'orbit.webhooks';
+
 export type SubscriptionState = 'ACTIVE' | 'FAILING';
 
 export interface Subscription {
@@ -123,6 +129,10 @@ export async function createSubscription(
     })
     .executeTakeFirstOrThrow();
   const subscription = await getSubscription(tx, stream.namespaceId, toId(inserted.insertId ?? 0n));
+  if (secret !== null) {
+    // A new webhook subscription: this node's delivery loop starts at once, not at its re-check.
+    tx.afterCommit(() => tx.signals.notify(WEBHOOKS_CHANGED_SIGNAL));
+  }
   return { subscription, secret };
 }
 

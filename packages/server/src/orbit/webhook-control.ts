@@ -9,13 +9,9 @@ import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Subscription } from './subscriptions.js';
-import { getSubscription, newWebhookSecret } from './subscriptions.js';
+import { WEBHOOKS_CHANGED_SIGNAL, getSubscription, newWebhookSecret } from './subscriptions.js';
 
-/**
- * Wakes this node's delivery loop when a webhook subscription changes (resume): a new or resumed
- * subscription may sit on a stream the loop is not watching yet.
- */
-export const WEBHOOKS_CHANGED_SIGNAL = 'orbit.webhooks';
+export { WEBHOOKS_CHANGED_SIGNAL } from './subscriptions.js';
 
 /** How long the previous secret keeps signing after a rotation, by default. */
 export const DEFAULT_ROTATION_GRACE_US: Micros = 24n * 3_600_000_000n;
