@@ -15,19 +15,29 @@ export interface AuditEntry {
 }
 
 export async function writeAudit(tx: Tx, entry: AuditEntry): Promise<void> {
+  await writeAudits(tx, [entry]);
+}
+
+/** Many audit rows in one insert (a batch of settlements). */
+export async function writeAudits(tx: Tx, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) {
+    return;
+  }
   await tx.db
     .insertInto('audit_log')
-    .values({
-      namespace_id: entry.namespaceId,
-      at: tx.now,
-      credential_id: entry.credentialId,
-      action: entry.action,
-      outcome: entry.outcome,
-      code: entry.code ?? null,
-      object_type: entry.objectType ?? null,
-      object_id: entry.objectId ?? null,
-      request_id: entry.requestId ?? null,
-      details: entry.details ?? null,
-    })
+    .values(
+      entries.map((entry) => ({
+        namespace_id: entry.namespaceId,
+        at: tx.now,
+        credential_id: entry.credentialId,
+        action: entry.action,
+        outcome: entry.outcome,
+        code: entry.code ?? null,
+        object_type: entry.objectType ?? null,
+        object_id: entry.objectId ?? null,
+        request_id: entry.requestId ?? null,
+        details: entry.details ?? null,
+      })),
+    )
     .execute();
 }

@@ -9,10 +9,11 @@
  *      of task rows, so two overlapping batches cannot deadlock each other), and one SELECT reads
  *      their attempts;
  *   2. the checks are pure (planCompletion): an item refused there is refused before any write;
- *   3. the accepted items are settled one by one (settle-task.ts, the result transaction) under
- *      ONE savepoint. Should a settlement refuse (a WeaveError from a later step), the savepoint
- *      is rolled back and the items are settled again each under its own savepoint, as before:
- *      the refused one leaves no trace, the others go on.
+ *   3. the accepted items are settled together (`settleTasks`: the result transaction with one
+ *      statement per step and table for the whole set) under ONE savepoint. Should a settlement
+ *      refuse (a WeaveError from a later step), the savepoint is rolled back and the items are
+ *      settled again each under its own savepoint: the refused one leaves no trace, the others
+ *      go on.
  * A task named twice in one batch: the later items run after the others through the one-by-one
  * path, so they see the first item's settlement (a replay or permit_stale).
  */
@@ -26,7 +27,7 @@ import type { CompleteRequest } from './complete-attempt.js';
 import { completeAttempt, planCompletion } from './complete-attempt.js';
 import { requireOwnPermit } from './permits.js';
 import type { Settlement, TaskReceipt } from './settle-task.js';
-import { settleTask } from './settle-task.js';
+import { settleTask, settleTasks } from './settle-task.js';
 import type { Attempt, Task } from './task-record.js';
 import { toTask } from './task-record.js';
 import type { AttemptStatus } from './task-states.js';
@@ -111,11 +112,13 @@ async function settleAll(
   }
   try {
     return await tx.savepoint(async () => {
-      const results: BatchItemResult[] = [];
-      for (const { index, task, settlement } of accepted) {
-        results.push({ index, receipt: await settle(tx, task, settlement) });
-      }
-      return results;
+      // The whole set in one pass of the result transaction (one statement per step and table),
+      // unless a test replaced the per-item step.
+      const receipts =
+        settle === settleTask
+          ? await settleTasks(tx, accepted)
+          : await settleEach(tx, accepted, settle);
+      return accepted.map(({ index }, i) => ({ index, receipt: receipts[i] as TaskReceipt }));
     });
   } catch (e: unknown) {
     refusal(e);
@@ -125,6 +128,18 @@ async function settleAll(
     results.push(await eachAlone(tx, index, () => settle(tx, task, settlement)));
   }
   return results;
+}
+
+async function settleEach(
+  tx: Tx,
+  accepted: readonly Accepted[],
+  settle: typeof settleTask,
+): Promise<TaskReceipt[]> {
+  const receipts: TaskReceipt[] = [];
+  for (const { task, settlement } of accepted) {
+    receipts.push(await settle(tx, task, settlement));
+  }
+  return receipts;
 }
 
 /** One item inside its own savepoint: a refusal rolls back exactly that item. */

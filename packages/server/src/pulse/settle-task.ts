@@ -12,13 +12,14 @@
  * A retry (PENDING again) is a raw status event only: no result is delivered (E1.5).
  */
 import { stringify } from '@weave/json';
-import { writeAudit } from '../auth/audit.js';
+import { sql } from 'kysely';
+import { writeAudits } from '../auth/audit.js';
 import { appendResult } from '../orbit/append-result.js';
 import type { Tx } from '../store/with-tx.js';
 import { deliverResult } from '../weave/runtime/deliver-result.js';
 import { releaseResource } from './resource-keys.js';
 import type { TaskChange } from './task-change.js';
-import { updateTaskRow, writeTaskEvent } from './task-change.js';
+import { updateTaskRow, writeTaskEvents } from './task-change.js';
 import type { Task } from './task-record.js';
 import type { AttemptStatus } from './task-states.js';
 import { isTerminal } from './task-states.js';
@@ -44,56 +45,162 @@ export interface TaskReceipt {
 }
 
 export async function settleTask(tx: Tx, task: Task, settlement: Settlement): Promise<TaskReceipt> {
-  const terminal = isTerminal(settlement.status);
-  const set = {
-    ...settlement.set,
-    current_attempt_id: null,
-    lease_owner: null,
-    lease_until: null,
-    ...(terminal ? { finished_at: tx.now } : {}),
-  };
-  const revision = await updateTaskRow(tx, task, { ...settlement, set });
-  const receipt: TaskReceipt = {
-    taskId: task.id,
-    attemptId: settlement.attempt?.id ?? null,
-    revision,
-    status: settlement.status,
-  };
-  if (settlement.attempt !== undefined) {
-    await settleAttempt(tx, settlement.attempt, receipt);
-  }
-  // Settling always leaves CLAIMED/RUNNING: the resource key is free for the next task.
-  if (task.status === 'CLAIMED' || task.status === 'RUNNING') {
-    await releaseResource(tx, task);
-  }
-  await writeTaskEvent(tx, task, { ...settlement, revision });
-  if (terminal) {
-    await deliverTerminal(tx, task, settlement, receipt);
-  }
-  await writeAudit(tx, {
-    namespaceId: task.namespaceId,
-    credentialId: settlement.actor.credentialId,
-    action: settlement.type,
-    outcome: 'ok',
-    objectType: 'task',
-    objectId: task.id,
-    ...(settlement.actor.requestId === undefined ? {} : { requestId: settlement.actor.requestId }),
-    ...(settlement.details === undefined ? {} : { details: stringify(settlement.details) }),
-  });
-  return receipt;
+  const [receipt] = await settleTasks(tx, [{ task, settlement }]);
+  return receipt as TaskReceipt;
 }
 
-async function settleAttempt(tx: Tx, attempt: AttemptSettlement, receipt: TaskReceipt) {
+export interface SettlementOf {
+  readonly task: Task;
+  readonly settlement: Settlement;
+}
+
+/**
+ * The result transaction for many tasks at once (a batch of completions, a sweep): the same
+ * steps in the same order as `settleTask`, each step one statement for the whole set where it
+ * can be (task rows, attempts, raw events, audit), per task only where a task needs it
+ * (resource keys). The caller holds every task row lock, taken in ascending id.
+ */
+export async function settleTasks(
+  tx: Tx,
+  entries: readonly SettlementOf[],
+): Promise<TaskReceipt[]> {
+  const changes = entries.map(({ task, settlement }) => {
+    const terminal = isTerminal(settlement.status);
+    const set = {
+      ...settlement.set,
+      current_attempt_id: null,
+      lease_owner: null,
+      lease_until: null,
+      ...(terminal ? { finished_at: tx.now } : {}),
+    };
+    const receipt: TaskReceipt = {
+      taskId: task.id,
+      attemptId: settlement.attempt?.id ?? null,
+      revision: task.revision + 1n,
+      status: settlement.status,
+    };
+    return { task, settlement, change: { ...settlement, set }, terminal, receipt };
+  });
+  await updateTaskRows(tx, changes);
+  await settleAttempts(
+    tx,
+    changes.flatMap(({ settlement, receipt }) =>
+      settlement.attempt === undefined ? [] : [{ attempt: settlement.attempt, receipt }],
+    ),
+  );
+  for (const { task } of changes) {
+    // Settling always leaves CLAIMED/RUNNING: the resource key is free for the next task.
+    if (task.status === 'CLAIMED' || task.status === 'RUNNING') {
+      await releaseResource(tx, task);
+    }
+  }
+  await writeTaskEvents(
+    tx,
+    changes.map(({ task, settlement, receipt }) => ({
+      task,
+      change: { ...settlement, revision: receipt.revision },
+    })),
+  );
+  for (const { task, settlement, terminal, receipt } of changes) {
+    if (terminal) {
+      await deliverTerminal(tx, task, settlement, receipt);
+    }
+  }
+  await writeAudits(
+    tx,
+    changes.map(({ task, settlement }) => ({
+      namespaceId: task.namespaceId,
+      credentialId: settlement.actor.credentialId,
+      action: settlement.type,
+      outcome: 'ok' as const,
+      objectType: 'task',
+      objectId: task.id,
+      ...(settlement.actor.requestId === undefined
+        ? {}
+        : { requestId: settlement.actor.requestId }),
+      ...(settlement.details === undefined ? {} : { details: stringify(settlement.details) }),
+    })),
+  );
+  return changes.map((c) => c.receipt);
+}
+
+type TaskSet = NonNullable<TaskChange['set']>;
+
+/**
+ * One UPDATE per shape of change (the set of columns it writes): a column whose value differs
+ * between tasks goes through `CASE id WHEN … THEN … END`. A single task takes the plain update.
+ */
+async function updateTaskRows(
+  tx: Tx,
+  changes: readonly { readonly task: Task; readonly change: TaskChange }[],
+): Promise<void> {
+  if (changes.length === 1) {
+    const [only] = changes as [{ task: Task; change: TaskChange }];
+    await updateTaskRow(tx, only.task, only.change);
+    return;
+  }
+  const shapes = new Map<string, { task: Task; change: TaskChange }[]>();
+  for (const c of changes) {
+    const key = Object.keys(c.change.set ?? {})
+      .sort()
+      .join(',');
+    shapes.set(key, [...(shapes.get(key) ?? []), c]);
+  }
+  for (const group of shapes.values()) {
+    const columns = Object.keys(group[0]?.change.set ?? {}) as (keyof TaskSet)[];
+    const set: Record<string, unknown> = {
+      status: byId(group.map((c) => [c.task.id, c.change.status])),
+      revision: sql`revision + 1`,
+      updated_at: tx.now,
+    };
+    for (const column of columns) {
+      set[column] = byId(group.map((c) => [c.task.id, c.change.set?.[column] ?? null]));
+    }
+    await tx.db
+      .updateTable('tasks')
+      .set(set)
+      .where(
+        'id',
+        'in',
+        group.map((c) => c.task.id),
+      )
+      .execute();
+  }
+}
+
+/** The value itself when every row gets the same one, else `CASE id WHEN … THEN … END`. */
+function byId(values: readonly (readonly [string, unknown])[]) {
+  const first = values[0]?.[1];
+  if (values.every(([, v]) => v === first)) {
+    return first;
+  }
+  const arms = values.map(([id, v]) => sql`WHEN ${id} THEN ${v}`);
+  return sql`CASE id ${sql.join(arms, sql` `)} END`;
+}
+
+async function settleAttempts(
+  tx: Tx,
+  settled: readonly { readonly attempt: AttemptSettlement; readonly receipt: TaskReceipt }[],
+): Promise<void> {
+  if (settled.length === 0) {
+    return;
+  }
+  const pairs = <T>(f: (s: (typeof settled)[number]) => T) =>
+    settled.map((s) => [s.attempt.id, f(s)] as const);
   await tx.db
     .updateTable('task_attempts')
     .set({
-      status: attempt.status,
+      status: byId(pairs((s) => s.attempt.status)) as string,
       finished_at: tx.now,
-      error_code: attempt.errorCode ?? null,
-      completion_digest: attempt.completionDigest ?? null,
-      receipt: stringify(receiptJson(receipt)),
+      error_code: byId(pairs((s) => s.attempt.errorCode ?? null)) as string | null,
+      completion_digest: byId(pairs((s) => s.attempt.completionDigest ?? null)) as string | null,
+      receipt: byId(pairs((s) => stringify(receiptJson(s.receipt)))) as string,
     })
-    .where('id', '=', attempt.id)
+    .where(
+      'id',
+      'in',
+      settled.map((s) => s.attempt.id),
+    )
     .execute();
 }
 

@@ -45,17 +45,33 @@ export async function writeTaskEvent(
   task: Task,
   change: TaskChange & { readonly revision: bigint },
 ): Promise<void> {
+  await writeTaskEvents(tx, [{ task, change }]);
+}
+
+/** Many raw status events in one insert (a batch of settlements). */
+export async function writeTaskEvents(
+  tx: Tx,
+  events: readonly {
+    readonly task: Task;
+    readonly change: TaskChange & { readonly revision: bigint };
+  }[],
+): Promise<void> {
+  if (events.length === 0) {
+    return;
+  }
   await tx.db
     .insertInto('task_events')
-    .values({
-      namespace_id: task.namespaceId,
-      task_id: task.id,
-      revision: change.revision,
-      type: change.type,
-      status: change.status,
-      attempt_id: change.attemptId ?? null,
-      at: tx.now,
-      details: change.details === undefined ? null : stringify(change.details),
-    })
+    .values(
+      events.map(({ task, change }) => ({
+        namespace_id: task.namespaceId,
+        task_id: task.id,
+        revision: change.revision,
+        type: change.type,
+        status: change.status,
+        attempt_id: change.attemptId ?? null,
+        at: tx.now,
+        details: change.details === undefined ? null : stringify(change.details),
+      })),
+    )
     .execute();
 }
