@@ -32,6 +32,7 @@ import type {
   TaskReceipt,
   TaskStatus,
 } from './types.js';
+import { ResultsClient } from './results.js';
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. `http://127.0.0.1:8420`. */
@@ -58,6 +59,10 @@ export interface RawResponse {
 export class WeaveClient {
   readonly #options: ClientOptions;
   readonly #fetch: typeof fetch;
+  /** Orbit result streams and subscriptions, with `subscribe()` (docs/results.md). */
+  readonly results: ResultsClient = new ResultsClient((method, path, options) =>
+    this.request(method, path, options),
+  );
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ResultsClient } from '@weave/sdk';
+import type { ResultsClient } from '@weave/sdk';
 import type { ResultEvent } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
@@ -19,9 +19,7 @@ forEachDialect((dialect) => {
 
     before(async () => {
       t = await startTestServer(dialect, { sweepIntervalMs: false, scheduleIntervalMs: false });
-      results = new ResultsClient((method, path, options) =>
-        t.admin.request(method, path, options),
-      );
+      results = t.admin.results;
       for (let i = 0; i < 5; i++) {
         const { task } = await t.admin.submitTask('q1', { input: { i } });
         const { tasks } = await t.admin.claimTasks('q1', { worker_id: 'w', max_tasks: 1 });
