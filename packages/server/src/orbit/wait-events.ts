@@ -23,21 +23,30 @@ export async function readWithWait(
   waitMs: number,
 ): Promise<EventPage> {
   const until = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
+  const signals = options.database.signals;
+  let streamId: string | undefined;
   for (;;) {
+    // Read before the transaction: an append committed after our read moves it, and the wait
+    // below returns at once instead of sleeping through a re-check interval.
+    const since =
+      streamId === undefined
+        ? { value: signals.epoch() }
+        : { key: streamSignal(streamId), value: signals.epoch(streamSignal(streamId)) };
     const result = await withTx(options.database, read);
+    streamId = result.streamId;
     const remaining = until - Date.now();
     if (
       result.page.events.length > 0 ||
       remaining <= 0 ||
-      options.database.signals.closed ||
+      signals.closed ||
       options.signal?.aborted === true
     ) {
       return result.page;
     }
-    await options.database.signals.wait(
+    await signals.wait(
       streamSignal(result.streamId),
       Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
-      options.signal,
+      { signal: options.signal, since },
     );
   }
 }

@@ -191,7 +191,7 @@ class WebhookDeliveryLoop implements WebhookLoop {
           either.addEventListener('abort', () => resolve(), { once: true });
         }),
         ...[...watch.streamIds.map(streamSignal), WEBHOOKS_CHANGED_SIGNAL].map((key) =>
-          this.#options.database.signals.wait(key, waitMs, either),
+          this.#options.database.signals.wait(key, waitMs, { signal: either }),
         ),
       ]);
     } finally {

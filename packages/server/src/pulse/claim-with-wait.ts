@@ -39,7 +39,7 @@ export async function claimWithWait(
     const epoch: Epoch =
       queueId === undefined
         ? { value: options.notifier.epoch() }
-        : { queueId, value: options.notifier.epoch(queueId) };
+        : { key: queueId, value: options.notifier.epoch(queueId) };
     const outcome = await withTx(options.database, (tx) => claimTasks(tx, request));
     await options.hooks?.afterClaim?.();
     queueId = outcome.queueId;

@@ -1,13 +1,40 @@
 /**
- * In-process wake-ups keyed by a string (a stream id, a queue id): writers call `notify(key)`
- * from `tx.afterCommit`, so a waiter never wakes before the row is visible. Nothing crosses
- * nodes: waiters re-check at a bounded interval. One instance per opened database.
+ * In-process wake-ups keyed by a string (a queue id, a stream key): writers call `notify(key)`
+ * from `tx.afterCommit`, so a waiter never wakes before the row is visible (DESIGN.md §5a
+ * "Wake, don't poll"). Nothing crosses nodes: waiters re-check at a bounded interval. One
+ * instance per opened database (`database.signals`) and per server for claims; no module state.
+ *
+ * A waiter reads `epoch(key)` before the read that found nothing and passes it as `since`: a
+ * notify that lands between that read and the wait is not lost (it would otherwise cost a whole
+ * re-check interval).
  */
+
+/** An `epoch` reading: of one key, or of all keys when the key is not known yet. */
+export interface Epoch {
+  readonly key?: string;
+  readonly value: number;
+}
+
+export interface WaitOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly since?: Epoch | undefined;
+}
+
 export class Signals {
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** Notifies so far, per key and in all (one small number per key ever notified). */
+  readonly #epochs = new Map<string, number>();
+  #allEpoch = 0;
   #closed = false;
 
+  /** Changes with every notify of the key (of any key when `key` is undefined). */
+  epoch(key?: string): number {
+    return key === undefined ? this.#allEpoch : (this.#epochs.get(key) ?? 0);
+  }
+
   notify(key: string): void {
+    this.#allEpoch++;
+    this.#epochs.set(key, this.epoch(key) + 1);
     const waiters = this.#waiters.get(key);
     if (waiters === undefined) {
       return;
@@ -18,9 +45,14 @@ export class Signals {
     }
   }
 
-  /** Resolves on a notify for the key, after `ms`, on `signal`, or at once when closed. */
-  wait(key: string, ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.#closed || ms <= 0 || signal?.aborted === true) {
+  /**
+   * Resolves on a notify for the key, after `ms`, on `signal`, or at once when closed — or when
+   * the key was notified since `since` (an `epoch` read earlier).
+   */
+  wait(key: string, ms: number, options: WaitOptions = {}): Promise<void> {
+    const { signal, since } = options;
+    const missed = since !== undefined && this.epoch(since.key) !== since.value;
+    if (this.#closed || ms <= 0 || signal?.aborted === true || missed) {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
@@ -45,11 +77,15 @@ export class Signals {
     return this.#closed;
   }
 
-  /** Wake every waiter now and let later waits return at once (shutdown). */
+  /** Shutdown: release every waiter now and let later waits return at once. */
   close(): void {
     this.#closed = true;
-    for (const key of [...this.#waiters.keys()]) {
-      this.notify(key);
+    const all = [...this.#waiters.values()];
+    this.#waiters.clear();
+    for (const set of all) {
+      for (const wake of set) {
+        wake();
+      }
     }
   }
 }
