@@ -17,20 +17,17 @@
  * A task named twice in one batch: the later items run after the others through the one-by-one
  * path, so they see the first item's settlement (a replay or permit_stale).
  */
-import type { Selectable } from 'kysely';
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
-import type { TaskAttemptsTable } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
-import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
+import { toId } from '../store/values.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import { completeAttempt, planCompletion } from './complete-attempt.js';
 import { requireOwnPermit } from './permits.js';
 import type { Settlement, TaskReceipt } from './settle-task.js';
 import { settleTask, settleTasks } from './settle-task.js';
 import type { Attempt, Task } from './task-record.js';
-import { toTask } from './task-record.js';
-import type { AttemptStatus } from './task-states.js';
+import { toAttempt, toTask } from './task-record.js';
 
 /** Most completions in one call. */
 export const MAX_BATCH_COMPLETIONS = 100;
@@ -198,24 +195,6 @@ async function lockBatch(tx: Tx, items: readonly Item[]) {
     rows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
   }
   return { tasks, attempts };
-}
-
-/** The attempt mapping of task-record.ts (not exported there). */
-function toAttempt(row: Selectable<TaskAttemptsTable>): Attempt {
-  return {
-    id: toId(row.id),
-    taskId: toId(row.task_id),
-    attemptNumber: toInt(row.attempt_number),
-    generation: toMicros(row.generation),
-    workerId: row.worker_id,
-    permitHash: Buffer.from(row.permit_hash),
-    status: row.status as AttemptStatus,
-    startedAt: toMicrosOrNull(row.started_at),
-    leaseUntil: toMicros(row.lease_until),
-    expiresAt: toMicros(row.expires_at),
-    completionDigest: row.completion_digest,
-    receipt: row.receipt,
-  };
 }
 
 function compareIds(a: string, b: string): number {

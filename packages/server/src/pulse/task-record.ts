@@ -106,7 +106,7 @@ export interface Attempt {
   readonly receipt: string | null;
 }
 
-function toAttempt(row: Selectable<TaskAttemptsTable>): Attempt {
+export function toAttempt(row: Selectable<TaskAttemptsTable>): Attempt {
   return {
     id: toId(row.id),
     taskId: toId(row.task_id),
