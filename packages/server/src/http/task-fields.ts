@@ -195,7 +195,8 @@ export interface BatchBody {
   readonly items: BatchItem[];
   /** Items refused while parsing, by index. */
   readonly invalid: { readonly index: number; readonly error: unknown }[];
-  readonly claim: { readonly workerId: string; readonly maxTasks: number } | undefined;
+  readonly claim:
+    { readonly workerId: string; readonly maxTasks: number; readonly start: boolean } | undefined;
 }
 
 /** A malformed item is refused on its own (it never blocks the others); a malformed envelope is not. */
@@ -230,12 +231,13 @@ function parseBatchClaim(value: JsonValue | undefined): BatchBody['claim'] {
     return undefined;
   }
   const claim = expectObject(value, '$.claim');
-  rejectUnknown(claim, ['worker_id', 'max_tasks'], '$.claim');
+  rejectUnknown(claim, ['worker_id', 'max_tasks', 'start'], '$.claim');
   return {
     workerId: requireString(claim, 'worker_id', {
       path: '$.claim',
       pattern: /^[\x21-\x7e]{1,200}$/,
     }),
     maxTasks: readInteger(claim, 'max_tasks', { path: '$.claim', min: 1, max: 100 }) ?? 1,
+    start: readBoolean(claim, 'start', { path: '$.claim' }) ?? false,
   };
 }

@@ -15,8 +15,6 @@ import { heartbeatAttempt } from '../../pulse/heartbeat-attempt.js';
 import { getTask } from '../../pulse/list-tasks.js';
 import { startAttempt } from '../../pulse/start-attempt.js';
 import { formatInstant } from '../../store/values.js';
-import { isJsonObject } from '@weave/json';
-import type { JsonObject, JsonValue } from '@weave/json';
 import { expectObject, readBoolean, readInteger, rejectUnknown, requireString } from '../fields.js';
 import type { Route, RouteContext } from '../route.js';
 import { parseBatch, parseCompletion, parsePermit } from '../task-fields.js';
@@ -128,8 +126,7 @@ export const workerRoutes: Route[] = [
       const queueName = ctx.params.queue ?? '';
       requireQueue(ctx.principal, queueName);
       const queue = await getQueue(ctx.tx, ctx.principal.namespaceId, queueName);
-      const { body, start } = takeClaimStart(ctx.body);
-      const batch = parseBatch(body, MAX_BATCH_COMPLETIONS);
+      const batch = parseBatch(ctx.body, MAX_BATCH_COMPLETIONS);
       const common = { namespaceId: ctx.principal.namespaceId, queueId: queue.id };
       const actor = { credentialId: ctx.principal.credentialId, requestId: ctx.requestId };
       const results = await completeBatch(
@@ -137,26 +134,8 @@ export const workerRoutes: Route[] = [
         batch.items.map((item) => ({ ...item, ...common, ...actor })),
       );
       const claimed =
-        batch.claim &&
-        (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, start, queue }));
+        batch.claim && (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, queue }));
       return { status: 200, body: batchView(batch, results, claimed?.claimed ?? []) };
     },
   },
 ];
-
-/**
- * `claim.start` of a batch, read here and removed before the shared batch parser (which knows
- * only worker_id and max_tasks) sees the claim object.
- */
-function takeClaimStart(body: JsonValue | undefined): {
-  body: JsonValue | undefined;
-  start: boolean;
-} {
-  const claim = isJsonObject(body) ? body.get('claim') : undefined;
-  if (!isJsonObject(body) || !isJsonObject(claim) || !claim.has('start')) {
-    return { body, start: false };
-  }
-  const start = readBoolean(claim, 'start', { path: '$.claim' }) ?? false;
-  const rest: JsonObject = new Map([...claim].filter(([key]) => key !== 'start'));
-  return { body: new Map([...body, ['claim', rest]]), start };
-}
