@@ -15,7 +15,7 @@
  */
 import { stringify } from '@weave/json';
 import { WeaveError } from '../errors.js';
-import { formatInstant, toId, toMicros } from '../store/values.js';
+import { compareIds, formatInstant, toId, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 
 export interface ResultEvent {
@@ -61,35 +61,36 @@ export function streamSignal(streamId: string): string {
 }
 
 async function flush(tx: Tx, events: readonly ResultEvent[]): Promise<void> {
-  const targets = groupByTarget(events);
-  if (targets.size === 1) {
-    const [[key, group]] = [...targets] as [[string, ResultEvent[]]];
-    await appendLocked(tx, await lockTarget(tx, key, group), group);
-    return;
-  }
-  // Several streams: resolve ids first, then lock in ascending id (one lock order everywhere).
-  const byId = new Map<string, ResultEvent[]>();
-  for (const [key, group] of targets) {
-    const id = key.startsWith('id:') ? key.slice(3) : (await defaultStream(tx, group, false)).id;
-    byId.set(id, [...(byId.get(id) ?? []), ...group]);
-  }
-  const ids = [...byId.keys()].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
-  for (const id of ids) {
-    const group = byId.get(id) ?? [];
-    await appendLocked(tx, await lockTarget(tx, `id:${id}`, group), group);
-  }
-}
-
-function groupByTarget(events: readonly ResultEvent[]): Map<string, ResultEvent[]> {
-  const targets = new Map<string, ResultEvent[]>();
+  const groups = new Map<string, ResultEvent[]>();
   for (const event of events) {
     const key =
       event.streamId === null
         ? `app:${event.namespaceId}:${event.applicationId}`
         : `id:${event.streamId}`;
-    targets.set(key, [...(targets.get(key) ?? []), event]);
+    const group = groups.get(key);
+    if (group === undefined) {
+      groups.set(key, [event]);
+    } else {
+      group.push(event);
+    }
   }
-  return targets;
+  if (groups.size === 1) {
+    const [group] = groups.values() as unknown as [ResultEvent[]];
+    await appendLocked(tx, await streamRow(tx, group[0] as ResultEvent, true), group);
+    return;
+  }
+  // Several streams: resolve ids first, then lock in ascending id (one lock order everywhere).
+  const byId = new Map<string, ResultEvent[]>();
+  for (const group of groups.values()) {
+    const first = group[0] as ResultEvent;
+    const id = first.streamId ?? (await streamRow(tx, first, false)).id;
+    byId.set(id, [...(byId.get(id) ?? []), ...group]);
+  }
+  for (const id of [...byId.keys()].sort(compareIds)) {
+    const group = byId.get(id) ?? [];
+    const first = group[0] as ResultEvent;
+    await appendLocked(tx, await streamRow(tx, { ...first, streamId: id }, true), group);
+  }
 }
 
 interface LockedStream {
@@ -97,41 +98,27 @@ interface LockedStream {
   readonly nextSeq: bigint;
 }
 
-async function lockTarget(tx: Tx, key: string, group: readonly ResultEvent[]) {
-  if (key.startsWith('app:')) {
-    return defaultStream(tx, group, true);
-  }
-  const first = group[0] as ResultEvent;
-  const query = tx.db
-    .selectFrom('orbit_streams')
-    .select(['id', 'next_seq'])
-    .where('id', '=', key.slice(3))
-    .where('namespace_id', '=', first.namespaceId);
-  const row = await tx.dialect.forUpdate(query).executeTakeFirst();
-  if (row === undefined) {
-    throw new WeaveError('internal', `result stream ${key.slice(3)} does not exist`);
-  }
-  return { id: toId(row.id), nextSeq: toMicros(row.next_seq) };
-}
-
-async function defaultStream(
+/** The target's stream row (by id, or the application's default), locked when `lock`. */
+async function streamRow(
   tx: Tx,
-  group: readonly ResultEvent[],
+  target: Pick<ResultEvent, 'namespaceId' | 'applicationId' | 'streamId'>,
   lock: boolean,
 ): Promise<LockedStream> {
-  const first = group[0] as ResultEvent;
   let query = tx.db
     .selectFrom('orbit_streams')
     .select(['id', 'next_seq'])
-    .where('application_id', '=', first.applicationId)
-    .where('is_default', '=', 1)
-    .where('namespace_id', '=', first.namespaceId);
+    .where('namespace_id', '=', target.namespaceId);
+  query =
+    target.streamId === null
+      ? query.where('application_id', '=', target.applicationId).where('is_default', '=', 1)
+      : query.where('id', '=', target.streamId);
   if (lock) {
     query = tx.dialect.forUpdate(query);
   }
   const row = await query.executeTakeFirst();
   if (row === undefined) {
-    throw new WeaveError('internal', `application ${first.applicationId} has no default stream`);
+    const what = target.streamId ?? `the default of application ${target.applicationId}`;
+    throw new WeaveError('internal', `result stream ${what} does not exist`);
   }
   return { id: toId(row.id), nextSeq: toMicros(row.next_seq) };
 }

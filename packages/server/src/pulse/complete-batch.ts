@@ -20,7 +20,7 @@
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
-import { toId } from '../store/values.js';
+import { compareIds, toId } from '../store/values.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import { completeAttempt, planCompletion } from './complete-attempt.js';
 import { requireOwnPermit } from './permits.js';
@@ -195,8 +195,4 @@ async function lockBatch(tx: Tx, items: readonly Item[]) {
     rows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
   }
   return { tasks, attempts };
-}
-
-function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -61,3 +61,8 @@ export function parseInstant(text: string): Micros | undefined {
   }
   return BigInt(millis) * 1000n + BigInt(frac.padEnd(6, '0'));
 }
+
+/** Orders decimal-string ids numerically (shorter first, then by digits): the lock order. */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

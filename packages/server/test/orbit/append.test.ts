@@ -8,6 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from '@weave/json';
 import type { JsonObject } from '@weave/json';
 import { cancelTask } from '../../src/pulse/cancel-task.js';
+import { completeBatch } from '../../src/pulse/complete-batch.js';
+import { createStream } from '../../src/orbit/streams.js';
 import { completeAttempt } from '../../src/pulse/complete-attempt.js';
 import type { Completion } from '../../src/pulse/complete-attempt.js';
 import { toMicros } from '../../src/store/values.js';
@@ -25,9 +27,11 @@ forEachDialect((dialect) => {
 
     async function events() {
       const rows = await f.db.database.kysely
-        .selectFrom('orbit_result_events')
-        .select(['seq', 'type', 'source_id', 'source_revision', 'body'])
-        .orderBy('seq')
+        .selectFrom('orbit_result_events as e')
+        .innerJoin('orbit_streams as s', 's.id', 'e.stream_id')
+        .select(['e.seq', 'e.type', 'e.source_id', 'e.source_revision', 'e.body'])
+        .where('s.name', '=', 'app')
+        .orderBy('e.seq')
         .execute();
       return rows.map((r) => ({
         seq: toMicros(r.seq),
@@ -177,6 +181,50 @@ forEachDialect((dialect) => {
         .execute();
       const again = (await events()).find((e) => e.taskId === ok.task.id && e.type === s?.type);
       assert.equal(again?.text, s?.text);
+    });
+
+    test('one batch appending to two streams gives each its own gap-free sequence', async () => {
+      const app = await f.db.database.kysely
+        .selectFrom('orbit_streams')
+        .select('application_id')
+        .where('name', '=', 'app')
+        .executeTakeFirstOrThrow();
+      const applicationId = String(app.application_id);
+      await f.tx((tx) =>
+        createStream(tx, f.namespaceId, {
+          name: 'side',
+          applicationId,
+          retention: { maxAgeUs: null, maxEvents: null },
+        }),
+      );
+      const defaultHead = await head();
+      await f.submit({ resultStream: 'side' });
+      await f.submit();
+      await f.submit({ resultStream: 'side' });
+      const claimed = await f.claim(3);
+      assert.equal(claimed.length, 3);
+      const results = await f.tx((tx) =>
+        completeBatch(
+          tx,
+          claimed.map((c) => complete(c, { outcome: 'succeeded', result: parse('1') })),
+        ),
+      );
+      assert.ok(results.every((r) => 'receipt' in r));
+      const side = await f.db.database.kysely
+        .selectFrom('orbit_result_events as e')
+        .innerJoin('orbit_streams as s', 's.id', 'e.stream_id')
+        .select(['e.seq', 'e.source_id'])
+        .where('s.name', '=', 'side')
+        .orderBy('e.seq')
+        .execute();
+      assert.deepEqual(
+        side.map((r) => [Number(r.seq), String(r.source_id)]),
+        [
+          [1, claimed[0]?.task.id],
+          [2, claimed[2]?.task.id],
+        ],
+      );
+      assert.equal(await head(), defaultHead + 1n);
     });
 
     test('sequence numbers start at 1 and have no gaps; seq and at are in the body', async () => {
