@@ -74,7 +74,10 @@ function runWeave(args: readonly string[]): Promise<string> {
 }
 
 function startNode(db: string): Promise<Node> {
-  const child = spawn(process.execPath, [WEAVE_BIN, 'server', '--db', db, '--port', '0'], {
+  // WEAVE_BENCH_NODE_ARGS: extra node flags for the server nodes (e.g. `--cpu-prof`).
+  const nodeArgs = (process.env['WEAVE_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+  const args = [...nodeArgs, WEAVE_BIN, 'server', '--db', db, '--port', '0'];
+  const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, WEAVE_LOG_LEVEL: 'error' },
   });

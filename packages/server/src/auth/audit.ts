@@ -23,9 +23,8 @@ export async function writeAudits(tx: Tx, entries: readonly AuditEntry[]): Promi
   if (entries.length === 0) {
     return;
   }
-  await tx.db
-    .insertInto('audit_log')
-    .values(
+  await tx.write(
+    tx.db.insertInto('audit_log').values(
       entries.map((entry) => ({
         namespace_id: entry.namespaceId,
         at: tx.now,
@@ -38,6 +37,6 @@ export async function writeAudits(tx: Tx, entries: readonly AuditEntry[]): Promi
         request_id: entry.requestId ?? null,
         details: entry.details ?? null,
       })),
-    )
-    .execute();
+    ),
+  );
 }

@@ -150,13 +150,14 @@ async function appendLocked(
     };
   });
   for (const chunk of chunksByBytes(rows)) {
-    await tx.db.insertInto('orbit_result_events').values(chunk).execute();
+    await tx.write(tx.db.insertInto('orbit_result_events').values(chunk));
   }
-  await tx.db
-    .updateTable('orbit_streams')
-    .set({ next_seq: stream.nextSeq + BigInt(rows.length) })
-    .where('id', '=', stream.id)
-    .execute();
+  await tx.write(
+    tx.db
+      .updateTable('orbit_streams')
+      .set({ next_seq: stream.nextSeq + BigInt(rows.length) })
+      .where('id', '=', stream.id),
+  );
   tx.afterCommit(() => tx.signals.notify(streamSignal(stream.id)));
 }
 

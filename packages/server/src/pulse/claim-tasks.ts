@@ -204,24 +204,25 @@ async function updateClaimedTasks(
   request: ClaimRequest,
 ): Promise<void> {
   const started = request.start === true;
-  await tx.db
-    .updateTable('tasks')
-    .set({
-      status: started ? 'RUNNING' : 'CLAIMED',
-      revision: sql`revision + ${started ? 2 : 1}`,
-      attempt_count: sql`attempt_count + 1`,
-      generation: sql`generation + 1`,
-      current_attempt_id: byTask(claimed, (c) => c.attemptId),
-      lease_owner: request.workerId,
-      lease_until: byTask(claimed, (c) => c.leaseUntil),
-      updated_at: tx.now,
-    })
-    .where(
-      'id',
-      'in',
-      claimed.map((c) => c.task.id),
-    )
-    .execute();
+  await tx.write(
+    tx.db
+      .updateTable('tasks')
+      .set({
+        status: started ? 'RUNNING' : 'CLAIMED',
+        revision: sql`revision + ${started ? 2 : 1}`,
+        attempt_count: sql`attempt_count + 1`,
+        generation: sql`generation + 1`,
+        current_attempt_id: byTask(claimed, (c) => c.attemptId),
+        lease_owner: request.workerId,
+        lease_until: byTask(claimed, (c) => c.leaseUntil),
+        updated_at: tx.now,
+      })
+      .where(
+        'id',
+        'in',
+        claimed.map((c) => c.task.id),
+      ),
+  );
 }
 
 /** `CASE id WHEN <task> THEN <value> … END` over the claimed set. */
@@ -249,14 +250,15 @@ async function insertClaimEvents(
     at: tx.now,
     details: null,
   });
-  await tx.db
-    .insertInto('task_events')
-    .values(
-      claimed.flatMap((c) =>
-        started
-          ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
-          : [event(c, 1n, 'task.claimed', 'CLAIMED')],
+  await tx.write(
+    tx.db
+      .insertInto('task_events')
+      .values(
+        claimed.flatMap((c) =>
+          started
+            ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
+            : [event(c, 1n, 'task.claimed', 'CLAIMED')],
+        ),
       ),
-    )
-    .execute();
+  );
 }

@@ -156,15 +156,16 @@ async function updateTaskRows(
     for (const column of columns) {
       set[column] = byId(group.map((c) => [c.task.id, c.change.set?.[column] ?? null]));
     }
-    await tx.db
-      .updateTable('tasks')
-      .set(set)
-      .where(
-        'id',
-        'in',
-        group.map((c) => c.task.id),
-      )
-      .execute();
+    await tx.write(
+      tx.db
+        .updateTable('tasks')
+        .set(set)
+        .where(
+          'id',
+          'in',
+          group.map((c) => c.task.id),
+        ),
+    );
   }
 }
 
@@ -187,21 +188,22 @@ async function settleAttempts(
   }
   const pairs = <T>(f: (s: (typeof settled)[number]) => T) =>
     settled.map((s) => [s.attempt.id, f(s)] as const);
-  await tx.db
-    .updateTable('task_attempts')
-    .set({
-      status: byId(pairs((s) => s.attempt.status)) as string,
-      finished_at: tx.now,
-      error_code: byId(pairs((s) => s.attempt.errorCode ?? null)) as string | null,
-      completion_digest: byId(pairs((s) => s.attempt.completionDigest ?? null)) as string | null,
-      receipt: byId(pairs((s) => stringify(receiptJson(s.receipt)))) as string,
-    })
-    .where(
-      'id',
-      'in',
-      settled.map((s) => s.attempt.id),
-    )
-    .execute();
+  await tx.write(
+    tx.db
+      .updateTable('task_attempts')
+      .set({
+        status: byId(pairs((s) => s.attempt.status)) as string,
+        finished_at: tx.now,
+        error_code: byId(pairs((s) => s.attempt.errorCode ?? null)) as string | null,
+        completion_digest: byId(pairs((s) => s.attempt.completionDigest ?? null)) as string | null,
+        receipt: byId(pairs((s) => stringify(receiptJson(s.receipt)))) as string,
+      })
+      .where(
+        'id',
+        'in',
+        settled.map((s) => s.attempt.id),
+      ),
+  );
 }
 
 async function deliverTerminal(

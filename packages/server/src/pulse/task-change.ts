@@ -31,11 +31,12 @@ export async function changeTask(tx: Tx, task: Task, change: TaskChange): Promis
 /** Step one of a change (seed 000 §1 step 1 for results). Returns the new revision. */
 export async function updateTaskRow(tx: Tx, task: Task, change: TaskChange): Promise<bigint> {
   const revision = task.revision + 1n;
-  await tx.db
-    .updateTable('tasks')
-    .set({ ...change.set, status: change.status, revision, updated_at: tx.now })
-    .where('id', '=', task.id)
-    .execute();
+  await tx.write(
+    tx.db
+      .updateTable('tasks')
+      .set({ ...change.set, status: change.status, revision, updated_at: tx.now })
+      .where('id', '=', task.id),
+  );
   return revision;
 }
 
@@ -59,9 +60,8 @@ export async function writeTaskEvents(
   if (events.length === 0) {
     return;
   }
-  await tx.db
-    .insertInto('task_events')
-    .values(
+  await tx.write(
+    tx.db.insertInto('task_events').values(
       events.map(({ task, change }) => ({
         namespace_id: task.namespaceId,
         task_id: task.id,
@@ -72,6 +72,6 @@ export async function writeTaskEvents(
         at: tx.now,
         details: change.details === undefined ? null : stringify(change.details),
       })),
-    )
-    .execute();
+    ),
+  );
 }

@@ -5,8 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, MysqlDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { createPool } from 'mysql2';
+import { CoalescingMysqlDialect } from './coalescing-driver.js';
 import type { ConnectionConfig, MysqlConfig } from './connection-url.js';
 import { describeConnection, parseConnectionUrl } from './connection-url.js';
 import type { Dialect } from './dialect.js';
@@ -50,9 +51,11 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
     bigNumberStrings: true,
     charset: 'utf8mb4',
     timezone: 'Z',
+    // Deferred writes travel with the next statement (coalescing-driver.ts).
+    multipleStatements: true,
   });
   const kysely = new Kysely<Schema>({
-    dialect: new MysqlDialect({
+    dialect: new CoalescingMysqlDialect({
       pool,
       async onCreateConnection(connection) {
         // READ COMMITTED: queue scans with SKIP LOCKED take no gap locks; every decision that

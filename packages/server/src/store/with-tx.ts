@@ -4,8 +4,9 @@
  * backoff (graphile's RETRYABLE_ERROR_CODES idea). Services take `tx` and never open
  * transactions themselves.
  */
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import { CompiledQuery } from 'kysely';
+import { deferred } from './coalescing-driver.js';
 import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
@@ -17,6 +18,13 @@ import { toMicros } from './values.js';
 export interface Tx {
   /** Queries inside the transaction (one connection). */
   readonly db: Kysely<Schema>;
+  /**
+   * A write whose answer nobody reads (no affected-row count, no insert id). On MariaDB it is
+   * sent together with the next statement that needs an answer (coalescing-driver.ts): order is
+   * kept, and its failure fails that statement and so the transaction. Never for a write whose
+   * error is caught and handled.
+   */
+  write(query: Compilable): Promise<void>;
   /** The database clock, read once when the transaction began (Unix microseconds). */
   readonly now: Micros;
   readonly dialect: Dialect;
@@ -74,7 +82,7 @@ async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promi
   const hooks: (() => void)[] = [];
   const before: (() => Promise<void>)[] = [];
   const result = await database.kysely.connection().execute(async (db) => {
-    await db.executeQuery(CompiledQuery.raw(database.dialect.beginSql));
+    await db.executeQuery(deferred(CompiledQuery.raw(database.dialect.beginSql)));
     try {
       const now = await readNow(db, database.dialect);
       let savepoints = 0;
@@ -83,15 +91,18 @@ async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promi
         now,
         dialect: database.dialect,
         signals: database.signals,
+        async write(query) {
+          await db.executeQuery(deferred(query.compile()));
+        },
         afterCommit: (h) => hooks.push(h),
         beforeCommit: (h) => before.push(h),
         async savepoint(inner) {
           const name = `sp_${++savepoints}`;
           const marks = [hooks.length, before.length] as const;
-          await db.executeQuery(CompiledQuery.raw(`SAVEPOINT ${name}`));
+          await db.executeQuery(deferred(CompiledQuery.raw(`SAVEPOINT ${name}`)));
           try {
             const out = await inner();
-            await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            await db.executeQuery(deferred(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`)));
             return out;
           } catch (e: unknown) {
             await db.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));

@@ -1,0 +1,198 @@
+/**
+ * Write coalescing for MariaDB/MySQL: a write whose answer nobody reads (an event insert, an
+ * audit row, a settled attempt, BEGIN, SAVEPOINT) is not sent on its own. It waits on the
+ * connection and goes out in the same packet as the next statement whose answer is needed (a
+ * read, an insert that returns ids, COMMIT), as one multi-statement query. The server runs them
+ * in order, as if sent one by one; the client saves a round trip — a socket write, a wake-up of
+ * the server thread and a read — per deferred statement, which on this machine is most of the
+ * cost of a small statement (docs/design/pulse.md "Round trips").
+ *
+ * Semantics, for code that defers (`tx.write`, with-tx.ts):
+ *   - order is kept: a deferred write always runs before any later statement of the connection;
+ *   - a deferred write that fails makes the statement that carried it fail with its error (the
+ *     transaction rolls back as it would have); so only writes whose failure fails the
+ *     transaction anyway may be deferred — never an insert whose duplicate-key error is caught;
+ *   - `ROLLBACK` drops what is still waiting (it would be undone anyway, and a failing write must
+ *     not keep the rollback from running).
+ * SQLite has no round trips: its driver ignores the mark and runs every statement at once.
+ *
+ * The pool must be created with `multipleStatements: true`. Every statement is still built by
+ * Kysely with parameters (no SQL text from input), which is what makes that flag safe here.
+ */
+import { CompiledQuery, MysqlDialect } from 'kysely';
+import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
+
+const DEFERRED = new WeakSet<CompiledQuery>();
+
+/**
+ * Above this many characters waiting (SQL and string parameters, before escaping), the waiting
+ * writes go out on their own first, so one packet stays far below `max_allowed_packet`
+ * (16 MiB by default) even for a batch of large results.
+ */
+const MAX_PENDING_CHARS = 4 * 1024 * 1024;
+
+/** Marks a compiled write as deferrable (see the module comment); returns it. */
+export function deferred(query: CompiledQuery): CompiledQuery {
+  DEFERRED.add(query);
+  return query;
+}
+
+export class CoalescingMysqlDialect extends MysqlDialect {
+  override createDriver(): Driver {
+    return new CoalescingDriver(super.createDriver());
+  }
+}
+
+class CoalescingDriver implements Driver {
+  readonly #inner: Driver;
+  readonly #wrapped = new WeakMap<DatabaseConnection, CoalescingConnection>();
+
+  constructor(inner: Driver) {
+    this.#inner = inner;
+  }
+
+  init(): Promise<void> {
+    return this.#inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await this.#inner.acquireConnection();
+    let connection = this.#wrapped.get(inner);
+    if (connection === undefined) {
+      connection = new CoalescingConnection(inner);
+      this.#wrapped.set(inner, connection);
+    }
+    return connection;
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.#inner.beginTransaction(connection, settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.commitTransaction(connection);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.rollbackTransaction(connection);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const coalescing = connection as CoalescingConnection;
+    // Every transaction ends with COMMIT or ROLLBACK, which empty the queue; anything left is
+    // outside a transaction and must not leak into the next user of the connection.
+    await coalescing.flush();
+    await this.#inner.releaseConnection(coalescing.inner);
+  }
+
+  destroy(): Promise<void> {
+    return this.#inner.destroy();
+  }
+}
+
+class CoalescingConnection implements DatabaseConnection {
+  readonly inner: DatabaseConnection;
+  #pending: CompiledQuery[] = [];
+  #pendingChars = 0;
+
+  constructor(inner: DatabaseConnection) {
+    this.inner = inner;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (DEFERRED.has(query)) {
+      const chars = sizeOf(query);
+      if (this.#pendingChars + chars > MAX_PENDING_CHARS) {
+        await this.flush();
+      }
+      this.#pending.push(query);
+      this.#pendingChars += chars;
+      return { rows: [] };
+    }
+    if (/^\s*rollback\s*$/i.test(query.sql)) {
+      this.#pending = [];
+      this.#pendingChars = 0;
+    }
+    if (this.#pending.length === 0) {
+      return this.inner.executeQuery<R>(query);
+    }
+    return lastResult<R>(await this.#sendWithPending(query));
+  }
+
+  /** Sends what is waiting, if anything, on its own. */
+  async flush(): Promise<void> {
+    const [last] = this.#pending.splice(-1);
+    if (last !== undefined) {
+      await this.#sendWithPending(last);
+    }
+  }
+
+  async *streamQuery<R>(
+    query: CompiledQuery,
+    chunkSize?: number,
+  ): AsyncIterableIterator<QueryResult<R>> {
+    await this.flush();
+    yield* this.inner.streamQuery<R>(query, chunkSize);
+  }
+
+  async #sendWithPending(carrier: CompiledQuery): Promise<QueryResult<unknown>> {
+    const batch = [...this.#pending, carrier];
+    this.#pending = [];
+    this.#pendingChars = 0;
+    if (batch.length === 1) {
+      return this.inner.executeQuery(carrier);
+    }
+    return this.inner.executeQuery(
+      CompiledQuery.raw(
+        batch.map((q) => q.sql).join(';\n'),
+        batch.flatMap((q) => q.parameters),
+      ),
+    );
+  }
+}
+
+function sizeOf(query: CompiledQuery): number {
+  let chars = query.sql.length;
+  for (const p of query.parameters) {
+    chars += typeof p === 'string' ? p.length : 24;
+  }
+  return chars;
+}
+
+interface OkPacket {
+  readonly insertId?: number | string | bigint | null;
+  readonly affectedRows?: number | string | bigint | null;
+  readonly changedRows?: number | string | bigint | null;
+}
+
+function isOkPacket(value: unknown): value is OkPacket {
+  return (
+    typeof value === 'object' && value !== null && 'insertId' in value && 'affectedRows' in value
+  );
+}
+
+/**
+ * A multi-statement answer comes back as one result per statement (Kysely's MySQL connection
+ * passes that array through as `rows`); the caller asked for the last statement's result, shaped
+ * as Kysely's MySQL connection shapes a single one.
+ */
+function lastResult<R>(result: QueryResult<unknown>): QueryResult<R> {
+  const last: unknown = result.rows[result.rows.length - 1];
+  if (Array.isArray(last)) {
+    return { rows: last as R[] };
+  }
+  if (isOkPacket(last)) {
+    const big = (v: number | string | bigint | null | undefined) =>
+      v === undefined || v === null ? undefined : BigInt(v);
+    const insertId = big(last.insertId);
+    const affected = big(last.affectedRows);
+    const changed = big(last.changedRows);
+    return {
+      ...(insertId === undefined || insertId === 0n ? {} : { insertId }),
+      ...(affected === undefined ? {} : { numAffectedRows: affected }),
+      ...(changed === undefined ? {} : { numChangedRows: changed }),
+      rows: [],
+    };
+  }
+  return { rows: [] };
+}
