@@ -7,6 +7,7 @@
 import type { JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
+import { forgetActiveBound } from './admission.js';
 import { resultText } from './complete-attempt.js';
 import type { Settlement, TaskReceipt } from './settle-task.js';
 import { settleTask } from './settle-task.js';
@@ -39,7 +40,15 @@ export async function reviewTask(tx: Tx, request: ReviewRequest): Promise<TaskRe
     ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
   };
   const details = { review: request.review.action, reason: request.reason };
-  return settleTask(tx, task, { ...resolution(tx, task, request.review), details, actor });
+  const receipt = await settleTask(tx, task, {
+    ...resolution(tx, task, request.review),
+    details,
+    actor,
+  });
+  if (request.review.action === 'retry') {
+    await forgetActiveBound(tx, task.applicationId);
+  }
+  return receipt;
 }
 
 function resolution(tx: Tx, task: Task, review: ReviewAction): Omit<Settlement, 'actor'> {

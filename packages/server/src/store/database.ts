@@ -88,7 +88,9 @@ function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
   handle.pragma('busy_timeout = 5000');
   handle.pragma('foreign_keys = OFF');
   handle.defaultSafeIntegers(true);
-  const kysely = new Kysely<Schema>({ dialect: new SqliteDialect({ database: handle }) });
+  const kysely = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+  });
   return {
     kysely,
     dialect: sqliteDialect,
@@ -96,6 +98,33 @@ function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
     description: describeConnection(config),
     sqliteHandle: handle,
     ...closing(kysely),
+  };
+}
+
+/** Prepared statements kept per SQL text; the least recently added goes first when full. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement anew, which cost an eighth of the server's
+ * time in the burn-down (docs/benchmarks.md). The same SQL text gets the same prepared
+ * statement: better-sqlite3 runs a statement to completion synchronously, so one statement object
+ * is never in use twice at once (nothing here iterates a statement lazily).
+ */
+function withStatementCache(handle: BetterSqlite3.Database) {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => handle.close(),
+    prepare(sql: string): BetterSqlite3.Statement {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = handle.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) {
+          statements.delete(statements.keys().next().value as string);
+        }
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
   };
 }
 

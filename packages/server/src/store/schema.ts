@@ -29,6 +29,8 @@ export interface ApplicationQuotasTable {
   application_id: Int;
   namespace_id: Int;
   max_active_tasks: Int;
+  /** Upper bound of the application's active tasks (admission.ts). */
+  active_bound: Generated<Int>;
   revision: Generated<Int>;
   updated_at: Int;
 }

@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { claimWithWait } from '../../src/pulse/claim-with-wait.js';
 import { completeAttempt } from '../../src/pulse/complete-attempt.js';
+import type { Completion } from '../../src/pulse/complete-attempt.js';
+import type { ClaimedTask } from '../../src/pulse/claim-tasks.js';
+import { reviewTask } from '../../src/pulse/review-task.js';
 import { startLeaseSweeper } from '../../src/pulse/lease-sweeper.js';
 import { MAX_INPUT_BYTES } from '../../src/pulse/submit-task.js';
 import { TaskNotifier } from '../../src/pulse/task-notifier.js';
@@ -51,6 +54,77 @@ forEachDialect((dialect) => {
     test('an input over 256 KiB is payload_too_large', async () => {
       const input = JSON.stringify('x'.repeat(MAX_INPUT_BYTES));
       await assert.rejects(f.submit({ input }), { code: 'payload_too_large' });
+    });
+  });
+
+  describe(`the admission bound on ${dialect}`, () => {
+    let f: PulseFixture;
+    before(async () => {
+      f = await createPulseFixture(dialect, { maxActiveTasks: 3, capacity: 100 });
+    });
+    after(() => f.close());
+
+    const bound = async () =>
+      BigInt(
+        (
+          await f.db.database.kysely
+            .selectFrom('application_quotas')
+            .select('active_bound')
+            .executeTakeFirstOrThrow()
+        ).active_bound,
+      );
+    const complete = (c: ClaimedTask, completion: Completion) =>
+      f.tx((tx) =>
+        completeAttempt(tx, {
+          namespaceId: f.namespaceId,
+          taskId: c.task.id,
+          attemptId: c.attemptId,
+          permit: c.permit,
+          completion,
+          credentialId: null,
+        }),
+      );
+
+    test('[quota] the bound counts admissions, is recounted at the limit, and a review retry makes the next admission count', async () => {
+      // A new application knows nothing: the first admission counts (0) and the bound becomes 1.
+      const a = await f.submit();
+      assert.equal(await bound(), 1n);
+      const [ca] = await f.claim();
+      assert.equal(ca?.task.id, a.id);
+      await complete(ca as ClaimedTask, { outcome: 'needs_review' });
+      // Active: none (A waits for review). Completions never lower the bound.
+      assert.equal(await bound(), 1n);
+      await f.submit(); // B
+      await f.submit(); // C — bound 3, active 2
+      assert.equal(await bound(), 3n);
+      const d = await f.submit(); // at the limit: counts 2, admits, bound 3 = active 3
+      assert.equal(await bound(), 3n);
+      await assert.rejects(f.submit(), { code: 'quota_exceeded' });
+      // Finish B and C: active 1 (D); a recount sets the bound to 2 with E.
+      for (const c of await f.claim(2)) {
+        assert.notEqual(c.task.id, d.id);
+        await complete(c, { outcome: 'succeeded', result: null });
+      }
+      await f.submit(); // E
+      assert.equal(await bound(), 2n, 'recounted: D, then E admitted');
+      // The operator retries A: active 3 (A, D, E) while the bound said 2.
+      await f.tx((tx) =>
+        reviewTask(tx, {
+          namespaceId: f.namespaceId,
+          taskId: a.id,
+          review: { action: 'retry' },
+          reason: 'checked by hand',
+          credentialId: null,
+        }),
+      );
+      // Without forgetting the bound this submit would be admitted as a fourth active task.
+      await assert.rejects(f.submit(), { code: 'quota_exceeded' });
+      const active = await f.db.database.kysely
+        .selectFrom('tasks')
+        .select('id')
+        .where('status', 'in', ['PENDING', 'CLAIMED', 'RUNNING'])
+        .execute();
+      assert.equal(active.length, 3);
     });
   });
 
