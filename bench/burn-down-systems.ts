@@ -132,12 +132,26 @@ export class PulseSystem implements System {
   #sqlite: Sqlite.Database | undefined;
   ownQueries = 0;
 
-  constructor(dialect: 'mysql' | 'sqlite', nodes: number, worker: 'pulse-sdk' | 'pulse-batch') {
+  readonly #batch: { readonly loops: number; readonly batchSize: number } | undefined;
+
+  /** `batch`: pulse-batch with pg-boss's shape (loops × batch size per process). */
+  constructor(
+    dialect: 'mysql' | 'sqlite',
+    nodes: number,
+    worker: 'pulse-sdk' | 'pulse-batch',
+    batch?: { readonly loops: number; readonly batchSize: number },
+  ) {
     this.#dialect = dialect;
     this.#nodes = nodes;
     this.#worker = worker;
+    this.#batch = batch;
     const db = dialect === 'mysql' ? 'MariaDB' : 'SQLite';
-    const mode = worker === 'pulse-batch' ? 'batched' : 'SDK Worker';
+    const mode =
+      worker === 'pulse-sdk'
+        ? 'SDK Worker'
+        : batch === undefined
+          ? 'batched'
+          : `${batch.loops} loops × batch ${batch.batchSize}`;
     this.name = `Pulse ${db}, ${nodes} node${nodes > 1 ? 's' : ''} (${mode})`;
   }
 
@@ -228,6 +242,7 @@ export class PulseSystem implements System {
       key: this.#key,
       queue: QUEUE,
       concurrency,
+      ...(this.#batch === undefined ? {} : this.#batch),
     };
   }
 

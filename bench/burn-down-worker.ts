@@ -18,6 +18,12 @@ export type WorkerConfig =
       readonly key: string;
       readonly queue: string;
       readonly concurrency: number;
+      /**
+       * pulse-batch only: `loops` claim loops of up to `batchSize` tasks each (default: one loop
+       * of `concurrency`). 6 × 50 is pg-boss's setting here (`work()` loops × `batchSize`).
+       */
+      readonly loops?: number;
+      readonly batchSize?: number;
     }
   | {
       readonly system: 'pg-boss';
@@ -95,7 +101,14 @@ async function prepareSystem(config: WorkerConfig): Promise<Begin> {
         return Promise.resolve(() => worker.stop());
       };
     case 'pulse-batch':
-      return () => Promise.resolve(startPulseBatch(config));
+      return () => {
+        const loops = Array.from({ length: config.loops ?? 1 }, () =>
+          startPulseBatch({ ...config, concurrency: config.batchSize ?? config.concurrency }),
+        );
+        return Promise.resolve(async () => {
+          await Promise.all(loops.map((stop) => stop()));
+        });
+      };
     case 'pg-boss': {
       const PgBoss = (await import('pg-boss')).default;
       const boss = new PgBoss({
@@ -146,7 +159,7 @@ function pulseClient(config: { url: string; namespace: string; key: string }): W
 }
 
 /**
- * The batched Pulse loop: one long-poll claim for up to `concurrency` tasks, run them, then one
+ * One batched Pulse loop: one long-poll claim for up to `concurrency` tasks, run them, then one
  * `POST /queues/{q}/completions` that reports all of them and claims the next ones in the same
  * transaction. No-op tasks have no side effect, so the loop completes from CLAIMED without a
  * start call (the protocol allows it; a start only matters before an effect).

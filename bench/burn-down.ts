@@ -46,14 +46,19 @@ function parseOptions(argv: readonly string[]): Options {
   };
 }
 
+/** pg-boss's setting here: per process 6 `work()` loops × `batchSize: 50`. */
+const PG_BOSS_SHAPE = { loops: 6, batchSize: 50 } as const;
+
 /** Variant ids → systems, in the order they run. */
 const VARIANTS: Record<string, () => System> = {
   'pulse-mariadb-1': () => new PulseSystem('mysql', 1, 'pulse-batch'),
   'pulse-mariadb-2': () => new PulseSystem('mysql', 2, 'pulse-batch'),
   'pulse-sqlite': () => new PulseSystem('sqlite', 1, 'pulse-batch'),
+  'pulse-mariadb-1-b50': () => new PulseSystem('mysql', 1, 'pulse-batch', PG_BOSS_SHAPE),
+  'pulse-sqlite-b50': () => new PulseSystem('sqlite', 1, 'pulse-batch', PG_BOSS_SHAPE),
   'pulse-mariadb-1-sdk': () => new PulseSystem('mysql', 1, 'pulse-sdk'),
   'pulse-sqlite-sdk': () => new PulseSystem('sqlite', 1, 'pulse-sdk'),
-  'pg-boss': () => new PgBossSystem(50),
+  'pg-boss': () => new PgBossSystem(PG_BOSS_SHAPE.batchSize),
   'graphile-worker': () => new GraphileSystem(),
 };
 

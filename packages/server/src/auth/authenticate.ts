@@ -8,6 +8,7 @@ import type { Scope } from '@weave/sdk/protocol';
 import { WeaveError } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
 import { toBool, toId } from '../store/values.js';
+import { credentialCacheOf } from './credential-cache.js';
 import { keyLookup, keyMatches } from './keys.js';
 import type { Principal } from './principal.js';
 
@@ -35,22 +36,7 @@ export async function authenticate(tx: Tx, key: string | undefined): Promise<Pri
   if (lookup === undefined) {
     throw unauthenticated('malformed_key');
   }
-  const row = await tx.db
-    .selectFrom('credentials')
-    .innerJoin('namespaces', 'namespaces.id', 'credentials.namespace_id')
-    .select([
-      'credentials.id',
-      'credentials.namespace_id',
-      'credentials.secret_hash',
-      'credentials.scopes',
-      'credentials.queue_names',
-      'credentials.expires_at',
-      'credentials.revoked_at',
-      'namespaces.name as namespace_name',
-      'namespaces.disabled as namespace_disabled',
-    ])
-    .where('credentials.lookup', '=', lookup)
-    .executeTakeFirst();
+  const row = await credentialRow(tx, lookup);
   if (row === undefined || !keyMatches(key, row.secret_hash)) {
     throw unauthenticated('unknown_key', { lookup });
   }
@@ -71,4 +57,39 @@ export async function authenticate(tx: Tx, key: string | undefined): Promise<Pri
     scopes: new Set(row.scopes.split(' ').filter((s): s is Scope => isScope(s))),
     queueNames: row.queue_names === null ? null : new Set(row.queue_names.split(' ')),
   };
+}
+
+type CredentialRow = NonNullable<Awaited<ReturnType<typeof readCredentialRow>>>;
+
+/** The credential row of a lookup, from the short cache (credential-cache.ts) or the table. */
+async function credentialRow(tx: Tx, lookup: string): Promise<CredentialRow | undefined> {
+  const cache = credentialCacheOf<CredentialRow>(tx);
+  const cached = cache.get(lookup);
+  if (cached !== undefined) {
+    return cached;
+  }
+  const row = await readCredentialRow(tx, lookup);
+  if (row !== undefined) {
+    cache.set(lookup, row);
+  }
+  return row;
+}
+
+function readCredentialRow(tx: Tx, lookup: string) {
+  return tx.db
+    .selectFrom('credentials')
+    .innerJoin('namespaces', 'namespaces.id', 'credentials.namespace_id')
+    .select([
+      'credentials.id',
+      'credentials.namespace_id',
+      'credentials.secret_hash',
+      'credentials.scopes',
+      'credentials.queue_names',
+      'credentials.expires_at',
+      'credentials.revoked_at',
+      'namespaces.name as namespace_name',
+      'namespaces.disabled as namespace_disabled',
+    ])
+    .where('credentials.lookup', '=', lookup)
+    .executeTakeFirst();
 }

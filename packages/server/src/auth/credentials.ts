@@ -1,4 +1,5 @@
 /** Credentials: created by an admin (or bootstrap), shown once, revocable, optionally expiring. */
+import { credentialCacheOf } from './credential-cache.js';
 import type { Scope } from '@weave/sdk/protocol';
 import { notFound } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
@@ -126,6 +127,8 @@ export async function revokeCredential(
       .set({ revoked_at: tx.now })
       .where('id', '=', id)
       .execute();
+    // Refused at once on this node; on others within CREDENTIAL_CACHE_MS.
+    tx.afterCommit(() => credentialCacheOf(tx).clear());
     return { ...toCredential(row), revokedAt: tx.now };
   }
   return toCredential(row);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isWeaveApiError } from '@weave/sdk';
 import type { WeaveClient } from '@weave/sdk';
+import { CREDENTIAL_CACHE_MS } from '../../src/auth/credential-cache.js';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
@@ -106,6 +107,39 @@ forEachDialect((dialect) => {
       const rows = await deniedRows('unauthenticated');
       assert.match(rows[rows.length - 1]?.details ?? '', /"reason":"revoked"/);
       assert.equal(String(rows[rows.length - 1]?.credential_id), credential.id);
+    });
+
+    test('a key revoked by another node is refused here within the credential cache time', async () => {
+      const { key, credential } = await t.admin.createCredential({
+        name: 'revoked-elsewhere',
+        scopes: ['admin'],
+      });
+      assert.ok(key);
+      const client = t.clientFor('ns', key);
+      await client.listQueues(); // read and cached
+      // Another node revokes: this node only sees the row change.
+      await t.server.database.kysely
+        .updateTable('credentials')
+        .set({ revoked_at: 1n })
+        .where('id', '=', credential.id)
+        .execute();
+      const revokedAt = Date.now();
+      await waitFor(
+        async () => {
+          try {
+            await client.listQueues();
+            return undefined;
+          } catch (e: unknown) {
+            return isWeaveApiError(e) && e.code === 'unauthenticated' ? true : undefined;
+          }
+        },
+        { timeoutMs: 5000, intervalMs: 50, what: 'the revocation to be seen' },
+      );
+      const seenAfter = Date.now() - revokedAt;
+      assert.ok(
+        seenAfter <= CREDENTIAL_CACHE_MS + 500,
+        `refused after ${seenAfter} ms (cache ${CREDENTIAL_CACHE_MS} ms)`,
+      );
     });
 
     test('an expired key gets 401 (database clock), with an audit row', async () => {
