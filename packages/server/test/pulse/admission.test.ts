@@ -91,7 +91,7 @@ forEachDialect((dialect) => {
       assert.equal(await bound(), 1n);
       const [ca] = await f.claim();
       assert.equal(ca?.task.id, a.id);
-      await complete(ca as ClaimedTask, { outcome: 'needs_review' });
+      await complete(ca, { outcome: 'needs_review' });
       // Active: none (A waits for review). Completions never lower the bound.
       assert.equal(await bound(), 1n);
       await f.submit(); // B
