@@ -12,8 +12,8 @@ import type { Micros } from '../store/values.js';
 import { toId, toInt } from '../store/values.js';
 import { admitTask } from './admission.js';
 import type { RetryPolicy } from './retry-policy.js';
-import type { TaskWithQueue } from './task-record.js';
-import { readTask } from './task-record.js';
+import type { Task, TaskWithQueue } from './task-record.js';
+import { toTask } from './task-record.js';
 
 /** Input JSON text limit (issue 4 §2, default 256 KiB). */
 export const MAX_INPUT_BYTES = 256 * 1024;
@@ -70,12 +70,8 @@ export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQu
           toId(queue.application_id),
           input.resultStream,
         );
-  const id = await insertTask(tx, input, { queue, deadlineAt, resultStreamId });
-  const created = await readTask(tx, input.namespaceId, id);
-  if (created === undefined) {
-    throw new Error(`task ${id} vanished inside its own transaction`);
-  }
-  return created;
+  const task = await insertTask(tx, input, { queue, deadlineAt, resultStreamId });
+  return { task, queueName: input.queueName };
 }
 
 /** `min(now + timeout, deadline_at)`; one day from now when neither is given. */
@@ -103,8 +99,8 @@ async function insertTask(
     deadlineAt: Micros;
     resultStreamId: string | null;
   },
-): Promise<string> {
-  const inserted = await tx.db
+): Promise<Task> {
+  const query = tx.db
     .insertInto('tasks')
     .values({
       namespace_id: input.namespaceId,
@@ -128,23 +124,29 @@ async function insertTask(
       created_at: tx.now,
       updated_at: tx.now,
     })
-    .executeTakeFirstOrThrow();
-  const id = toId(inserted.insertId ?? 0n);
-  await writeSubmitEvent(tx, input.namespaceId, id);
-  return id;
+    .returningAll();
+  // The row as stored, defaults included, in the insert's own round trip (RETURNING: SQLite
+  // ≥ 3.35, MariaDB ≥ 10.5; executeQuery because Kysely's MySQL adapter drops RETURNING rows).
+  const { rows } = await tx.db.executeQuery(query.compile());
+  const [row] = rows;
+  if (row === undefined) {
+    throw new Error('the task insert returned no row');
+  }
+  const task = toTask(row);
+  await writeSubmitEvent(tx, input.namespaceId, task.id);
+  return task;
 }
 
 /** Revision 1 of every task: its first raw status event. */
 async function writeSubmitEvent(tx: Tx, namespaceId: string, id: string): Promise<void> {
-  await tx.db
-    .insertInto('task_events')
-    .values({
+  await tx.write(
+    tx.db.insertInto('task_events').values({
       namespace_id: namespaceId,
       task_id: id,
       revision: 1,
       type: 'task.submitted',
       status: 'PENDING',
       at: tx.now,
-    })
-    .execute();
+    }),
+  );
 }

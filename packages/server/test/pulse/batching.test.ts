@@ -197,6 +197,26 @@ forEachDialect((dialect) => {
       assert.equal(after.events, before.events + 1, 'only the accepted item wrote its event');
     });
 
+    test("crossed attempts (each item names the other task's attempt and permit) are foreign; the right pair settles", async () => {
+      await f.submit();
+      await f.submit();
+      const [a, b] = await claim(2);
+      assert.ok(a && b);
+      const results = await f.tx((tx) =>
+        completeBatch(tx, [
+          { ...item(f, a), attemptId: b.attemptId, permit: b.permit },
+          { ...item(f, b), attemptId: a.attemptId, permit: a.permit },
+        ]),
+      );
+      assert.deepEqual(
+        results.map((r) => ('error' in r ? r.error.details : undefined)),
+        [{ reason: 'foreign' }, { reason: 'foreign' }],
+      );
+      assert.equal((await f.task(a.task.id)).status, 'CLAIMED', 'nothing changed');
+      const again = await f.tx((tx) => completeBatch(tx, [item(f, a), item(f, b)]));
+      assert.deepEqual(summary(again), ['SUCCEEDED', 'SUCCEEDED']);
+    });
+
     test('a refusal raised while settling rolls back exactly that item; the others settle', async () => {
       await f.submit();
       await f.submit();
