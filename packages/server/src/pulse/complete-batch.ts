@@ -19,8 +19,6 @@
  */
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
-import type { Selectable } from 'kysely';
-import type { TaskAttemptsTable } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
 import { compareIds, toId } from '../store/values.js';
 import type { CompleteRequest } from './complete-attempt.js';
@@ -164,31 +162,10 @@ function refusal(e: unknown): WeaveError {
 
 const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
-/** The attempt columns read with the batch, as `a_<column>` beside the task's own. */
-const ATTEMPT_COLUMNS = [
-  'id',
-  'task_id',
-  'attempt_number',
-  'generation',
-  'worker_id',
-  'permit_hash',
-  'status',
-  'claimed_at',
-  'started_at',
-  'lease_until',
-  'expires_at',
-  'finished_at',
-  'error_code',
-  'completion_digest',
-  'receipt',
-] as const;
-
 /**
  * Locks the batch's task rows with one `SELECT … FOR UPDATE … ORDER BY id` (ascending: the task
- * lock order) that also reads their named attempts (LEFT JOIN on the task: an attempt of another
- * task is not found, which is `foreign` either way). Attempt rows are only written under their
- * task's lock, so locking them too changes nothing. Ids that are not ids, or rows of another
- * namespace, are simply absent.
+ * lock order) and reads their attempts (only written under their task's lock). Ids that are not
+ * ids, or rows of another namespace, are simply absent.
  */
 async function lockBatch(tx: Tx, items: readonly Item[]) {
   const namespaceId = items[0]?.item.namespaceId;
@@ -200,27 +177,22 @@ async function lockBatch(tx: Tx, items: readonly Item[]) {
     return { tasks, attempts };
   }
   const query = tx.db
-    .selectFrom('tasks as t')
-    .leftJoin('task_attempts as a', (join) =>
-      join
-        .onRef('a.task_id', '=', 't.id')
-        .on('a.id', 'in', attemptIds.length > 0 ? attemptIds : ['0']),
-    )
-    .selectAll('t')
-    .select(ATTEMPT_COLUMNS.map((c) => `a.${c} as a_${c}` as const))
-    .where('t.namespace_id', '=', namespaceId)
-    .where('t.id', 'in', taskIds)
-    .orderBy('t.id');
+    .selectFrom('tasks')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('id', 'in', taskIds)
+    .orderBy('id');
   for (const row of await tx.dialect.forUpdate(query).execute()) {
     tasks.set(toId(row.id), toTask(row));
-    if (row.a_id !== null) {
-      const attempt = toAttempt(
-        Object.fromEntries(
-          ATTEMPT_COLUMNS.map((c) => [c, row[`a_${c}`]]),
-        ) as unknown as Selectable<TaskAttemptsTable>,
-      );
-      attempts.set(attempt.id, attempt);
-    }
+  }
+  if (attemptIds.length > 0) {
+    const rows = await tx.db
+      .selectFrom('task_attempts')
+      .selectAll()
+      .where('namespace_id', '=', namespaceId)
+      .where('id', 'in', attemptIds)
+      .execute();
+    rows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
   }
   return { tasks, attempts };
 }
