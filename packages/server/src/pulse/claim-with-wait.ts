@@ -56,8 +56,10 @@ export async function claimWithWait(
       { ...(options.signal === undefined ? {} : { signal: options.signal }), since: epoch },
     );
     // A worker that went away (SIGKILL, aborted long-poll) must not be handed tasks it will
-    // never run: they would sit CLAIMED until their lease ends.
+    // never run: they would sit CLAIMED until their lease ends. A wake-up it may have taken
+    // (notify wakes as many waiters as there are new tasks) goes to the next waiter.
     if (callerGone(options)) {
+      options.notifier.notify(outcome.queueId, 1);
       return outcome;
     }
   }

@@ -164,8 +164,8 @@ const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
 /**
  * Locks the batch's task rows with one `SELECT … FOR UPDATE … ORDER BY id` (ascending: the task
- * lock order) and reads their attempts (only written under their task's lock). Ids that are not
- * ids, or rows of another namespace, are simply absent.
+ * lock order) and reads their attempts (only written under their task's lock) in the same packet
+ * (`tx.readAll`). Ids that are not ids, or rows of another namespace, are simply absent.
  */
 async function lockBatch(tx: Tx, items: readonly Item[]) {
   const namespaceId = items[0]?.item.namespaceId;
@@ -176,23 +176,22 @@ async function lockBatch(tx: Tx, items: readonly Item[]) {
   if (namespaceId === undefined || taskIds.length === 0) {
     return { tasks, attempts };
   }
-  const query = tx.db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('namespace_id', '=', namespaceId)
-    .where('id', 'in', taskIds)
-    .orderBy('id');
-  for (const row of await tx.dialect.forUpdate(query).execute()) {
-    tasks.set(toId(row.id), toTask(row));
-  }
-  if (attemptIds.length > 0) {
-    const rows = await tx.db
+  const [taskRows, attemptRows] = await tx.readAll(
+    tx.dialect.forUpdate(
+      tx.db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('namespace_id', '=', namespaceId)
+        .where('id', 'in', taskIds)
+        .orderBy('id'),
+    ),
+    tx.db
       .selectFrom('task_attempts')
       .selectAll()
       .where('namespace_id', '=', namespaceId)
-      .where('id', 'in', attemptIds)
-      .execute();
-    rows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
-  }
+      .where('id', 'in', attemptIds.length > 0 ? attemptIds : ['0']),
+  );
+  taskRows.forEach((row) => tasks.set(toId(row.id), toTask(row)));
+  attemptRows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
   return { tasks, attempts };
 }

@@ -40,7 +40,7 @@ export async function runDueSchedules(
     }
     results.push(result);
     if (result.queueId !== undefined) {
-      options.notifier?.notify(result.queueId);
+      options.notifier?.notify(result.queueId, 1);
     }
   }
   return results;

@@ -14,12 +14,16 @@
  *     transaction anyway may be deferred — never an insert whose duplicate-key error is caught;
  *   - `ROLLBACK` drops what is still waiting (it would be undone anyway, and a failing write must
  *     not keep the rollback from running).
- * SQLite has no round trips: its driver ignores the mark and runs every statement at once.
+ * Reads that are all needed can go out together too (`together`, `tx.readAll`): one packet, one
+ * answer per statement.
+ *
+ * SQLite has no round trips: there the same wrapper runs a deferred write at once and the
+ * statements of `together` one after the other.
  *
  * The pool must be created with `multipleStatements: true`. Every statement is still built by
  * Kysely with parameters (no SQL text from input), which is what makes that flag safe here.
  */
-import { CompiledQuery, MysqlDialect } from 'kysely';
+import { CompiledQuery, MysqlDialect, SqliteDialect } from 'kysely';
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
 
 const DEFERRED = new WeakSet<CompiledQuery>();
@@ -37,18 +41,42 @@ export function deferred(query: CompiledQuery): CompiledQuery {
   return query;
 }
 
+const TOGETHER = new WeakMap<CompiledQuery, readonly CompiledQuery[]>();
+
+/**
+ * Several statements sent as one; executing it answers `rows` = one raw result per statement
+ * (an array of rows, or for a write its OK packet on MariaDB and `[]` on SQLite).
+ */
+export function together(queries: readonly CompiledQuery[]): CompiledQuery {
+  const query = CompiledQuery.raw(
+    queries.map((q) => q.sql).join(';\n'),
+    queries.flatMap((q) => q.parameters),
+  );
+  TOGETHER.set(query, queries);
+  return query;
+}
+
 export class CoalescingMysqlDialect extends MysqlDialect {
   override createDriver(): Driver {
-    return new CoalescingDriver(super.createDriver());
+    return new CoalescingDriver(super.createDriver(), true);
+  }
+}
+
+/** SQLite: `tx.write` runs at once, `together` one statement after the other. */
+export class SequentialSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    return new CoalescingDriver(super.createDriver(), false);
   }
 }
 
 class CoalescingDriver implements Driver {
   readonly #inner: Driver;
+  readonly #coalesce: boolean;
   readonly #wrapped = new WeakMap<DatabaseConnection, CoalescingConnection>();
 
-  constructor(inner: Driver) {
+  constructor(inner: Driver, coalesce: boolean) {
     this.#inner = inner;
+    this.#coalesce = coalesce;
   }
 
   init(): Promise<void> {
@@ -59,7 +87,7 @@ class CoalescingDriver implements Driver {
     const inner = await this.#inner.acquireConnection();
     let connection = this.#wrapped.get(inner);
     if (connection === undefined) {
-      connection = new CoalescingConnection(inner);
+      connection = new CoalescingConnection(inner, this.#coalesce);
       this.#wrapped.set(inner, connection);
     }
     return connection;
@@ -92,15 +120,21 @@ class CoalescingDriver implements Driver {
 
 class CoalescingConnection implements DatabaseConnection {
   readonly inner: DatabaseConnection;
+  readonly #coalesce: boolean;
   #pending: CompiledQuery[] = [];
   #pendingChars = 0;
 
-  constructor(inner: DatabaseConnection) {
+  constructor(inner: DatabaseConnection, coalesce: boolean) {
     this.inner = inner;
+    this.#coalesce = coalesce;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (DEFERRED.has(query)) {
+    const parts = TOGETHER.get(query);
+    if (parts !== undefined) {
+      return { rows: (await this.#executeTogether(parts)) as R[] };
+    }
+    if (DEFERRED.has(query) && this.#coalesce) {
       const chars = sizeOf(query);
       if (this.#pendingChars + chars > MAX_PENDING_CHARS) {
         await this.flush();
@@ -117,6 +151,28 @@ class CoalescingConnection implements DatabaseConnection {
       return this.inner.executeQuery<R>(query);
     }
     return lastResult<R>(await this.#sendWithPending(query));
+  }
+
+  /** One raw result per statement of `parts`, sent in one packet after what is waiting. */
+  async #executeTogether(parts: readonly CompiledQuery[]): Promise<unknown[]> {
+    if (!this.#coalesce) {
+      const results: unknown[] = [];
+      for (const part of parts) {
+        results.push((await this.inner.executeQuery(part)).rows);
+      }
+      return results;
+    }
+    const batch = [...this.#pending, ...parts];
+    this.#pending = [];
+    this.#pendingChars = 0;
+    const { rows } = await this.inner.executeQuery(
+      CompiledQuery.raw(
+        batch.map((q) => q.sql).join(';\n'),
+        batch.flatMap((q) => q.parameters),
+      ),
+    );
+    // One statement answers its own result, several an array of results.
+    return batch.length === 1 ? [rows] : rows.slice(-parts.length);
   }
 
   /** Sends what is waiting, if anything, on its own. */

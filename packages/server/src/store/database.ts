@@ -5,9 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely } from 'kysely';
 import { createPool } from 'mysql2';
-import { CoalescingMysqlDialect } from './coalescing-driver.js';
+import { CoalescingMysqlDialect, SequentialSqliteDialect } from './coalescing-driver.js';
 import type { ConnectionConfig, MysqlConfig } from './connection-url.js';
 import { describeConnection, parseConnectionUrl } from './connection-url.js';
 import type { Dialect } from './dialect.js';
@@ -89,7 +89,7 @@ function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
   handle.pragma('foreign_keys = OFF');
   handle.defaultSafeIntegers(true);
   const kysely = new Kysely<Schema>({
-    dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    dialect: new SequentialSqliteDialect({ database: withStatementCache(handle) }),
   });
   return {
     kysely,

@@ -6,7 +6,7 @@
  */
 import type { Compilable, Kysely } from 'kysely';
 import { CompiledQuery } from 'kysely';
-import { deferred } from './coalescing-driver.js';
+import { deferred, together } from './coalescing-driver.js';
 import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
@@ -25,6 +25,11 @@ export interface Tx {
    * error is caught and handled.
    */
   write(query: Compilable): Promise<void>;
+  /**
+   * Several reads whose answers are all needed, sent together (one packet on MariaDB, with any
+   * deferred writes before them): the rows of each, in order.
+   */
+  readAll<Q extends readonly Compilable<unknown>[]>(...queries: Q): Promise<RowsOf<Q>>;
   /** The database clock, read once when the transaction began (Unix microseconds). */
   readonly now: Micros;
   readonly dialect: Dialect;
@@ -43,6 +48,11 @@ export interface Tx {
   /** This process's wake-ups (`signals.notify` belongs in `afterCommit`). */
   readonly signals: Signals;
 }
+
+/** The row arrays of a tuple of queries. */
+export type RowsOf<Q extends readonly Compilable<unknown>[]> = {
+  -readonly [K in keyof Q]: Q[K] extends Compilable<infer R> ? R[] : never;
+};
 
 /** Base delay per retry reason, in ms; doubled per attempt, with full jitter. */
 const RETRY_BASE_MS: Readonly<Record<RetryReason, number>> = {
@@ -93,6 +103,10 @@ async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promi
         signals: database.signals,
         async write(query) {
           await db.executeQuery(deferred(query.compile()));
+        },
+        async readAll<Q extends readonly Compilable<unknown>[]>(...queries: Q) {
+          const { rows } = await db.executeQuery(together(queries.map((q) => q.compile())));
+          return rows as RowsOf<Q>;
         },
         afterCommit: (h) => hooks.push(h),
         beforeCommit: (h) => before.push(h),

@@ -25,6 +25,21 @@ async function expectCode(p: Promise<unknown>, code: string, status: number) {
   });
 }
 
+/** Waits until the client's key is refused with 401. */
+function untilRefused(client: WeaveClient, intervalMs: number, what: string) {
+  return waitFor(
+    async () => {
+      try {
+        await client.listQueues();
+        return undefined;
+      } catch (e: unknown) {
+        return isWeaveApiError(e) && e.code === 'unauthenticated' ? true : undefined;
+      }
+    },
+    { timeoutMs: 5000, intervalMs, what },
+  );
+}
+
 forEachDialect((dialect) => {
   describe(`credentials and scopes on ${dialect}`, () => {
     let t: TestServer;
@@ -124,17 +139,7 @@ forEachDialect((dialect) => {
         .where('id', '=', credential.id)
         .execute();
       const revokedAt = Date.now();
-      await waitFor(
-        async () => {
-          try {
-            await client.listQueues();
-            return undefined;
-          } catch (e: unknown) {
-            return isWeaveApiError(e) && e.code === 'unauthenticated' ? true : undefined;
-          }
-        },
-        { timeoutMs: 5000, intervalMs: 50, what: 'the revocation to be seen' },
-      );
+      await untilRefused(client, 50, 'the revocation to be seen');
       const seenAfter = Date.now() - revokedAt;
       assert.ok(
         seenAfter <= CREDENTIAL_CACHE_MS + 500,
@@ -152,17 +157,7 @@ forEachDialect((dialect) => {
       assert.ok(key);
       const client = t.clientFor('ns', key);
       await client.listQueues();
-      await waitFor(
-        async () => {
-          try {
-            await client.listQueues();
-            return undefined;
-          } catch (e: unknown) {
-            return isWeaveApiError(e) && e.code === 'unauthenticated' ? true : undefined;
-          }
-        },
-        { timeoutMs: 5000, intervalMs: 200, what: 'the key to expire' },
-      );
+      await untilRefused(client, 200, 'the key to expire');
       const rows = await deniedRows('unauthenticated');
       assert.match(rows[rows.length - 1]?.details ?? '', /"reason":"expired"/);
     });

@@ -74,16 +74,7 @@ forEachDialect((dialect) => {
         ).active_bound,
       );
     const complete = (c: ClaimedTask, completion: Completion) =>
-      f.tx((tx) =>
-        completeAttempt(tx, {
-          namespaceId: f.namespaceId,
-          taskId: c.task.id,
-          attemptId: c.attemptId,
-          permit: c.permit,
-          completion,
-          credentialId: null,
-        }),
-      );
+      f.tx((tx) => completeAttempt(tx, f.completion(c, completion)));
 
     test('[quota] the bound counts admissions, is recounted at the limit, and a review retry makes the next admission count', async () => {
       // A new application knows nothing: the first admission counts (0) and the bound becomes 1.

@@ -22,14 +22,7 @@ import type { PulseFixture } from '../support/pulse.js';
 const OK: Completion = { outcome: 'succeeded', result: 'ok' };
 
 function item(f: PulseFixture, c: ClaimedTask, completion: Completion = OK): CompleteRequest {
-  return {
-    namespaceId: f.namespaceId,
-    taskId: c.task.id,
-    attemptId: c.attemptId,
-    permit: c.permit,
-    completion,
-    credentialId: null,
-  };
+  return f.completion(c, completion);
 }
 
 function summary(results: readonly BatchItemResult[]) {

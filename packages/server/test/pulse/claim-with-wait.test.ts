@@ -9,6 +9,7 @@ import { claimWithWait } from '../../src/pulse/claim-with-wait.js';
 import { TaskNotifier } from '../../src/pulse/task-notifier.js';
 import { forEachDialect } from '../support/databases.js';
 import { createPulseFixture } from '../support/pulse.js';
+import { waitFor } from '../support/wait-for.js';
 import type { PulseFixture } from '../support/pulse.js';
 
 forEachDialect((dialect) => {
@@ -72,6 +73,72 @@ forEachDialect((dialect) => {
         [submitted],
       );
       assert.ok(Date.now() - started < 5_000, `claimed in ${Date.now() - started} ms`);
+    });
+
+    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** A long-poll that records when it answered. */
+    function waiter(notifier: TaskNotifier, signal?: AbortSignal) {
+      const state: { done: boolean; claimed: string[] } = { done: false, claimed: [] };
+      const request = {
+        namespaceId: f.namespaceId,
+        queueName: f.queue,
+        workerId: 'w',
+        maxTasks: 5,
+      };
+      const promise = claimWithWait(
+        { database: f.db.database, notifier, pollMs: 20_000, ...(signal ? { signal } : {}) },
+        request,
+        20_000,
+      ).then((outcome) => {
+        state.done = true;
+        state.claimed = outcome.claimed.map((c) => c.task.id);
+      });
+      return { state, promise };
+    }
+
+    test('one new task wakes one waiting claim, not every worker of the queue', async () => {
+      await f.claim(100);
+      const notifier = new TaskNotifier();
+      const waiters = [waiter(notifier), waiter(notifier), waiter(notifier)];
+      await settle(100); // all three made their empty claim and wait
+      const first = await f.submit();
+      notifier.notify(first.queueId, 1);
+      await waitFor(() => (waiters.some((w) => w.state.done) ? true : undefined), {
+        what: 'one waiter to answer',
+      });
+      await settle(300);
+      assert.deepEqual(
+        waiters.map((w) => w.state.claimed),
+        [[first.id], [], []],
+        'the longest waiter took it; the others still wait',
+      );
+      assert.deepEqual(
+        waiters.map((w) => w.state.done),
+        [true, false, false],
+      );
+      notifier.close();
+      await Promise.all(waiters.map((w) => w.promise));
+    });
+
+    test('a wake-up taken by a caller that went away passes to the next waiter', async () => {
+      await f.claim(100);
+      const notifier = new TaskNotifier();
+      const gone = new AbortController();
+      const leaving = waiter(notifier, gone.signal);
+      await settle(50);
+      const staying = waiter(notifier);
+      await settle(100);
+      const task = await f.submit();
+      // The wake-up goes to the longest waiter, which is gone before it runs its claim.
+      notifier.notify(task.queueId, 1);
+      gone.abort();
+      await waitFor(() => (staying.state.done ? true : undefined), {
+        what: 'the next waiter to be woken',
+        timeoutMs: 3_000,
+      });
+      assert.deepEqual(leaving.state.claimed, []);
+      assert.deepEqual(staying.state.claimed, [task.id]);
+      await leaving.promise;
     });
   });
 });

@@ -85,14 +85,7 @@ forEachDialect((dialect) => {
       return claimed;
     }
 
-    const request = (c: ClaimedTask, completion: Completion) => ({
-      namespaceId: f.namespaceId,
-      taskId: c.task.id,
-      attemptId: c.attemptId,
-      permit: c.permit,
-      completion,
-      credentialId: null,
-    });
+    const request = (c: ClaimedTask, completion: Completion) => f.completion(c, completion);
 
     test('a mixed batch settles exactly as the same completions one by one', async () => {
       const together = await claimFive();

@@ -56,6 +56,41 @@ forEachDialect((dialect) => {
       assert.deepEqual(await names('ord-'), ['ord-a', 'ord-b', 'ord-c']);
     });
 
+    test('readAll answers each read in order, after the deferred writes before it', async () => {
+      const [inserted, none, counted] = await withTx(db.database, async (tx) => {
+        await tx.write(tx.db.insertInto('namespaces').values({ name: 'ra-1', created_at: tx.now }));
+        await tx.write(tx.db.insertInto('namespaces').values({ name: 'ra-2', created_at: tx.now }));
+        return tx.readAll(
+          tx.db
+            .selectFrom('namespaces')
+            .select('name')
+            .where('name', 'like', 'ra-%')
+            .orderBy('name'),
+          tx.db.selectFrom('namespaces').select('id').where('name', '=', 'ra-missing'),
+          tx.db
+            .selectFrom('namespaces')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('name', 'like', 'ra-%'),
+        );
+      });
+      assert.deepEqual(
+        inserted.map((r) => r.name),
+        ['ra-1', 'ra-2'],
+      );
+      assert.deepEqual(none, []);
+      assert.equal(Number(counted[0]?.n), 2);
+    });
+
+    test('readAll of one read answers its rows', async () => {
+      const [rows] = await withTx(db.database, (tx) =>
+        tx.readAll(tx.db.selectFrom('namespaces').select('name').where('name', '=', 'ra-1')),
+      );
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ['ra-1'],
+      );
+    });
+
     test('a failing deferred write fails the transaction, which leaves nothing', async () => {
       let deferredReturned = false;
       await assert.rejects(

@@ -8,6 +8,7 @@ import { createApplication } from '../../src/auth/applications.js';
 import { ensureNamespace } from '../../src/auth/namespaces.js';
 import { claimTasks } from '../../src/pulse/claim-tasks.js';
 import type { ClaimedTask } from '../../src/pulse/claim-tasks.js';
+import type { CompleteRequest, Completion } from '../../src/pulse/complete-attempt.js';
 import { createQueue } from '../../src/pulse/queues.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/pulse/retry-policy.js';
 import type { SubmitInput } from '../../src/pulse/submit-task.js';
@@ -28,6 +29,8 @@ export interface PulseFixture {
   submit(extra?: Partial<SubmitInput>): Promise<Task>;
   claim(maxTasks?: number, queue?: string): Promise<ClaimedTask[]>;
   task(id: string): Promise<Task>;
+  /** The completion of a claimed task with its own permit, as the sweeper-free tests send it. */
+  completion(claimed: ClaimedTask, completion: Completion): CompleteRequest;
   /** Moves a task's lease (task and current attempt) `seconds` into the past. */
   expireLease(taskId: string, seconds?: number): Promise<void>;
   /** Sets a task's deadline (and its live attempt's hard end) to DB now + `seconds`. */
@@ -62,6 +65,14 @@ export async function createPulseFixture(
           .claimed,
       ]),
     task: (id) => run((tx) => lockTask(tx, namespaceId, id)),
+    completion: (c, completion) => ({
+      namespaceId,
+      taskId: c.task.id,
+      attemptId: c.attemptId,
+      permit: c.permit,
+      completion,
+      credentialId: null,
+    }),
     expireLease: (taskId, n = 1) =>
       run((tx) => moveInstant(tx, taskId, 'lease_until', tx.now - seconds(n))),
     setDeadline: (taskId, n) =>

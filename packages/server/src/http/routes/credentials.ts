@@ -88,7 +88,7 @@ export const credentialRoutes: Route[] = [
     path: '/credentials/:id',
     scope: 'admin',
     operation: 'credential.revoke',
-    summary: 'Revoke a credential at once',
+    summary: 'Revoke a credential (refused at once by this node, by every node within 1 s)',
     async handle(ctx) {
       const credential = await revokeCredential(
         ctx.tx,

@@ -38,7 +38,7 @@ export const taskRoutes: Route[] = [
       requireQueue(ctx.principal, queueName);
       const input = parseSubmit(ctx.body, { namespaceId: ctx.principal.namespaceId, queueName });
       const created = await submitTask(ctx.tx, input);
-      ctx.tx.afterCommit(() => ctx.notifier.notify(created.task.queueId));
+      ctx.tx.afterCommit(() => ctx.notifier.notify(created.task.queueId, 1));
       return { status: 201, body: { task: taskView(created, ctx.tx.now) } };
     },
   },
@@ -116,7 +116,7 @@ export const taskRoutes: Route[] = [
         requestId: ctx.requestId,
       });
       if (receipt.status === 'PENDING') {
-        ctx.tx.afterCommit(() => ctx.notifier.notify(task.queueId));
+        ctx.tx.afterCommit(() => ctx.notifier.notify(task.queueId, 1));
       }
       return { status: 200, body: receiptView(receipt) };
     },
