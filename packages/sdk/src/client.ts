@@ -6,11 +6,10 @@
  * const client = new WeaveClient({ url: 'http://127.0.0.1:8420', namespace: 'dev', apiKey });
  * const { queue } = await client.createQueue({ name: 'emails', application: 'dev' });
  */
-import { parse, stringify } from '@weave/json';
 import type { JsonInput } from '@weave/json';
-import { toApiError } from './api-error.js';
-import { toPlain } from './plain.js';
 import type { Plain } from './plain.js';
+import { send } from './transport.js';
+import type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
 import type {
   Application,
   BatchCompletionAnswer,
@@ -34,27 +33,7 @@ import type {
 } from './types.js';
 import { ResultsClient } from './results.js';
 
-export interface ClientOptions {
-  /** Base URL of the server, e.g. `http://127.0.0.1:8420`. */
-  readonly url: string;
-  readonly namespace: string;
-  readonly apiKey: string;
-  /** Replaces the global fetch (tests, proxies). */
-  readonly fetch?: typeof fetch;
-}
-
-export interface RequestOptions {
-  readonly body?: JsonInput;
-  readonly query?: Readonly<Record<string, string | number | undefined>>;
-  readonly idempotencyKey?: string;
-  readonly signal?: AbortSignal;
-}
-
-export interface RawResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Plain;
-}
+export type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
 
 export class WeaveClient {
   readonly #options: ClientOptions;
@@ -74,38 +53,9 @@ export class WeaveClient {
     return (await this.requestRaw(method, path, options)).body as T;
   }
 
-  async requestRaw(
-    method: string,
-    path: string,
-    options: RequestOptions = {},
-  ): Promise<RawResponse> {
-    const url = new URL(
-      `${this.#options.url}/v1/namespaces/${encodeURIComponent(this.#options.namespace)}${path}`,
-    );
-    for (const [k, v] of Object.entries(options.query ?? {})) {
-      if (v !== undefined) {
-        url.searchParams.set(k, String(v));
-      }
-    }
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#options.apiKey}` };
-    if (options.body !== undefined) {
-      headers['content-type'] = 'application/json';
-    }
-    if (options.idempotencyKey !== undefined) {
-      headers['idempotency-key'] = options.idempotencyKey;
-    }
-    const response = await this.#fetch(url, {
-      method,
-      headers,
-      ...(options.body === undefined ? {} : { body: stringify(options.body) }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    const text = await response.text();
-    const body = text === '' ? null : toPlain(parse(text));
-    if (!response.ok) {
-      throw toApiError(response, body);
-    }
-    return { status: response.status, headers: response.headers, body };
+  /** The whole answer of one call (status and headers too). */
+  requestRaw(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+    return send(this.#options, this.#fetch, method, path, options);
   }
 
   createApplication(
