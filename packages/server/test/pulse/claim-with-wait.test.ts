@@ -78,15 +78,25 @@ forEachDialect((dialect) => {
     const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
     /** A long-poll that records when it answered. */
     function waiter(notifier: TaskNotifier, signal?: AbortSignal) {
-      const state: { done: boolean; claimed: string[] } = { done: false, claimed: [] };
+      const state = { done: false, claimed: [] as string[], tries: 0 };
       const request = {
         namespaceId: f.namespaceId,
         queueName: f.queue,
         workerId: 'w',
         maxTasks: 5,
       };
+      const afterClaim = () => {
+        state.tries++;
+        return Promise.resolve();
+      };
       const promise = claimWithWait(
-        { database: f.db.database, notifier, pollMs: 20_000, ...(signal ? { signal } : {}) },
+        {
+          database: f.db.database,
+          notifier,
+          pollMs: 20_000,
+          hooks: { afterClaim },
+          ...(signal ? { signal } : {}),
+        },
         request,
         20_000,
       ).then((outcome) => {
@@ -100,24 +110,33 @@ forEachDialect((dialect) => {
       await f.claim(100);
       const notifier = new TaskNotifier();
       const waiters = [waiter(notifier), waiter(notifier), waiter(notifier)];
-      await settle(100); // all three made their empty claim and wait
-      const first = await f.submit();
-      notifier.notify(first.queueId, 1);
-      await waitFor(() => (waiters.some((w) => w.state.done) ? true : undefined), {
-        what: 'one waiter to answer',
-      });
-      await settle(300);
-      assert.deepEqual(
-        waiters.map((w) => w.state.claimed),
-        [[first.id], [], []],
-        'the longest waiter took it; the others still wait',
-      );
-      assert.deepEqual(
-        waiters.map((w) => w.state.done),
-        [true, false, false],
-      );
-      notifier.close();
-      await Promise.all(waiters.map((w) => w.promise));
+      try {
+        // All three made their empty claim and wait.
+        await waitFor(() => (waiters.every((w) => w.state.tries === 1) ? true : undefined), {
+          what: 'three empty claims',
+        });
+        await settle(50);
+        const first = await f.submit();
+        notifier.notify(first.queueId, 1);
+        await waitFor(() => (waiters.some((w) => w.state.done) ? true : undefined), {
+          what: 'one waiter to answer',
+        });
+        await settle(300);
+        // Which one depends on the order they began to wait; exactly one answered, with the task.
+        assert.deepEqual(
+          waiters.filter((w) => w.state.done).map((w) => w.state.claimed),
+          [[first.id]],
+          'one waiter took it; the others still wait',
+        );
+        // Only the woken waiter ran a second claim transaction: the others were not woken.
+        assert.equal(
+          waiters.reduce((n, w) => n + w.state.tries, 0),
+          4,
+        );
+      } finally {
+        notifier.close();
+        await Promise.all(waiters.map((w) => w.promise));
+      }
     });
 
     test('a wake-up taken by a caller that went away passes to the next waiter', async () => {
