@@ -144,9 +144,12 @@ forEachDialect((dialect) => {
       const notifier = new TaskNotifier();
       const gone = new AbortController();
       const leaving = waiter(notifier, gone.signal);
+      // `leaving` waits first, so it is the one a single wake-up goes to.
+      await waitFor(() => (leaving.state.tries === 1 ? true : undefined), { what: 'a claim' });
       await settle(50);
       const staying = waiter(notifier);
-      await settle(100);
+      await waitFor(() => (staying.state.tries === 1 ? true : undefined), { what: 'a claim' });
+      await settle(50);
       const task = await f.submit();
       // The wake-up goes to the longest waiter, which is gone before it runs its claim.
       notifier.notify(task.queueId, 1);
