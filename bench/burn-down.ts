@@ -57,6 +57,7 @@ const VARIANTS: Record<string, () => System> = {
   'pulse-mariadb-2': () => new PulseSystem('mysql', 2, 'pulse-batch'),
   'pulse-sqlite': () => new PulseSystem('sqlite', 1, 'pulse-batch'),
   'pulse-mariadb-1-b50': () => new PulseSystem('mysql', 1, 'pulse-batch', PG_BOSS_SHAPE),
+  'pulse-mariadb-2-b50': () => new PulseSystem('mysql', 2, 'pulse-batch', PG_BOSS_SHAPE),
   'pulse-sqlite-b50': () => new PulseSystem('sqlite', 1, 'pulse-batch', PG_BOSS_SHAPE),
   'pulse-mariadb-1-sdk': () => new PulseSystem('mysql', 1, 'pulse-sdk'),
   'pulse-sqlite-sdk': () => new PulseSystem('sqlite', 1, 'pulse-sdk'),
