@@ -51,6 +51,18 @@ function parseOptions(argv: readonly string[]): Options {
 /** pg-boss's setting here: per process 6 `work()` loops × `batchSize: 50`. */
 const PG_BOSS_SHAPE = { loops: 6, batchSize: 50 } as const;
 
+/**
+ * Only with `--only`: the batched loop on MariaDB with batches of 3 (2 loops × 3 per process:
+ * 24 tasks held at most, like the default 1 × 6) and of 12 (1 × 12: 48), to split the cost per
+ * batch from the cost per job (docs/benchmarks.md run 6).
+ */
+const SWEEP_VARIANTS: Record<string, () => System> = {
+  'pulse-mariadb-1-b3': () =>
+    new PulseSystem('mysql', 1, 'pulse-batch', { loops: 2, batchSize: 3 }),
+  'pulse-mariadb-1-b12': () =>
+    new PulseSystem('mysql', 1, 'pulse-batch', { loops: 1, batchSize: 12 }),
+};
+
 /** Variant ids → systems, in the order they run. */
 const VARIANTS: Record<string, () => System> = {
   'pulse-mariadb-1': () => new PulseSystem('mysql', 1, 'pulse-batch'),
@@ -204,12 +216,13 @@ function sleep(ms: number): Promise<void> {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const ids = options.only ?? Object.keys(VARIANTS);
+  const known = { ...VARIANTS, ...SWEEP_VARIANTS };
   const rows: Row[] = [];
   const missing: string[] = [];
   for (const id of ids) {
-    const make = VARIANTS[id];
+    const make = known[id];
     if (make === undefined) {
-      throw new Error(`unknown variant ${id}; known: ${Object.keys(VARIANTS).join(', ')}`);
+      throw new Error(`unknown variant ${id}; known: ${Object.keys(known).join(', ')}`);
     }
     try {
       rows.push(await runVariant(make(), options));
