@@ -1,24 +1,32 @@
 /**
  * The long-poll around `claimTasks`: a claim cannot hold a transaction while it waits, so each
  * try is its own short transaction; between tries it sleeps until a local submit wakes it
- * (TaskNotifier) or `CROSS_NODE_POLL_MS` passes, which bounds the delay for tasks committed on
- * another node or becoming due by time (retry backoff).
+ * (TaskNotifier), or this node's queue watch (queue-watch.ts), which looks every
+ * `CROSS_NODE_POLL_MS` for tasks committed on another node or becoming due by time (retry
+ * backoff), wakes it. Each waiter also re-checks on its own, at a longer interval, in case a
+ * probe failed.
  */
 import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
 import type { ClaimOutcome, ClaimRequest } from './claim-tasks.js';
 import { claimTasks } from './claim-tasks.js';
+import { queueWatchOf } from './queue-watch.js';
 import type { Epoch, TaskNotifier } from './task-notifier.js';
 
 /** Longest wait a claim may ask for (API.md: up to 30 s). */
 export const MAX_WAIT_MS = 30_000;
-/** Re-poll interval while waiting: the bound on cross-node and time-based pickup delay. */
+/** The queue watch's interval: the bound on cross-node and time-based pickup delay. */
 export const CROSS_NODE_POLL_MS = 250;
+/** Each waiter's own re-check, a safety net behind the queue watch: this many intervals. */
+const OWN_RECHECK_FACTOR = 8;
 
 export interface ClaimWaitOptions {
   readonly database: Database;
   readonly notifier: TaskNotifier;
-  /** Re-poll interval (default CROSS_NODE_POLL_MS); tests raise it to prove the local wake-up. */
+  /**
+   * The queue watch's interval (default CROSS_NODE_POLL_MS; the waiter's own re-check is
+   * OWN_RECHECK_FACTOR times it); tests raise it to prove the local wake-up.
+   */
   readonly pollMs?: number;
   /** The caller went away (client disconnected): stop waiting, claim nothing more. */
   readonly signal?: AbortSignal;
@@ -50,11 +58,17 @@ export async function claimWithWait(
     if (options.notifier.closed || callerGone(options)) {
       return outcome;
     }
-    await options.notifier.wait(
-      outcome.queueId,
-      Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
-      { ...(options.signal === undefined ? {} : { signal: options.signal }), since: epoch },
-    );
+    const pollMs = options.pollMs ?? CROSS_NODE_POLL_MS;
+    const release = queueWatchOf(options.database, options.notifier).hold(outcome.queueId, pollMs);
+    try {
+      await options.notifier.wait(
+        outcome.queueId,
+        Math.min(remaining, pollMs * OWN_RECHECK_FACTOR),
+        { ...(options.signal === undefined ? {} : { signal: options.signal }), since: epoch },
+      );
+    } finally {
+      release();
+    }
     // A worker that went away (SIGKILL, aborted long-poll) must not be handed tasks it will
     // never run: they would sit CLAIMED until their lease ends. A wake-up it may have taken
     // (notify wakes as many waiters as there are new tasks) goes to the next waiter.

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { claimWithWait } from '../../src/pulse/claim-with-wait.js';
+import { updateQueue } from '../../src/pulse/queues.js';
 import { TaskNotifier } from '../../src/pulse/task-notifier.js';
 import { forEachDialect } from '../support/databases.js';
 import { createPulseFixture } from '../support/pulse.js';
@@ -77,7 +78,7 @@ forEachDialect((dialect) => {
 
     const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
     /** A long-poll that records when it answered. */
-    function waiter(notifier: TaskNotifier, signal?: AbortSignal) {
+    function waiter(notifier: TaskNotifier, signal?: AbortSignal, pollMs = 20_000) {
       const state = { done: false, claimed: [] as string[], tries: 0 };
       const request = {
         namespaceId: f.namespaceId,
@@ -93,7 +94,7 @@ forEachDialect((dialect) => {
         {
           database: f.db.database,
           notifier,
-          pollMs: 20_000,
+          pollMs,
           hooks: { afterClaim },
           ...(signal ? { signal } : {}),
         },
@@ -161,6 +162,71 @@ forEachDialect((dialect) => {
       assert.deepEqual(leaving.state.claimed, []);
       assert.deepEqual(staying.state.claimed, [task.id]);
       await leaving.promise;
+    });
+
+    test('a task no local submit announced (another node) is found by the queue watch within its interval', async () => {
+      await f.claim(100);
+      const notifier = new TaskNotifier();
+      // Interval 200 ms: the waiter's own re-check would come only after 1,600 ms.
+      const w = waiter(notifier, undefined, 200);
+      try {
+        await waitFor(() => (w.state.tries === 1 ? true : undefined), { what: 'a claim' });
+        const task = await f.submit(); // no notify: as if committed on another node
+        const started = Date.now();
+        await waitFor(() => (w.state.done ? true : undefined), {
+          what: 'the watch to wake the waiter',
+          timeoutMs: 5_000,
+          intervalMs: 10,
+        });
+        assert.deepEqual(w.state.claimed, [task.id]);
+        assert.ok(Date.now() - started < 1_200, `found after ${Date.now() - started} ms`);
+      } finally {
+        notifier.close();
+        await w.promise;
+      }
+    });
+
+    test('idle waiting claims cost one probe per interval, not a claim transaction each', async () => {
+      await f.claim(100);
+      const notifier = new TaskNotifier();
+      const waiters = Array.from({ length: 5 }, () => waiter(notifier, undefined, 200));
+      try {
+        await waitFor(() => (waiters.every((w) => w.state.tries === 1) ? true : undefined), {
+          what: 'five empty claims',
+        });
+        // Five intervals of the watch; per-waiter polling would have run ~25 claims by now.
+        await settle(1_000);
+        assert.deepEqual(
+          waiters.map((w) => w.state.tries),
+          [1, 1, 1, 1, 1],
+        );
+      } finally {
+        notifier.close();
+        await Promise.all(waiters.map((w) => w.promise));
+      }
+    });
+
+    test('the queue watch does not wake the waiters of a paused queue', async () => {
+      await f.claim(100);
+      await f.tx((tx) => updateQueue(tx, f.namespaceId, f.queue, { paused: true }));
+      const notifier = new TaskNotifier();
+      const waiters = [waiter(notifier, undefined, 100), waiter(notifier, undefined, 100)];
+      try {
+        await waitFor(() => (waiters.every((w) => w.state.tries === 1) ? true : undefined), {
+          what: 'two empty claims',
+        });
+        await f.submit();
+        await settle(500);
+        assert.deepEqual(
+          waiters.map((w) => w.state.tries),
+          [1, 1],
+        );
+      } finally {
+        await f.tx((tx) => updateQueue(tx, f.namespaceId, f.queue, { paused: false }));
+        notifier.close();
+        await Promise.all(waiters.map((w) => w.promise));
+        await f.claim(100);
+      }
     });
   });
 });
