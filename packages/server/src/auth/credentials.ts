@@ -1,8 +1,8 @@
 /** Credentials: created by an admin (or bootstrap), shown once, revocable, optionally expiring. */
-import { credentialCacheOf } from './credential-cache.js';
 import type { Scope } from '@weave/sdk/protocol';
 import { notFound } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
+import { credentialCacheOf } from './credential-cache.js';
 import type { Micros } from '../store/values.js';
 import { toId, toMicros, toMicrosOrNull } from '../store/values.js';
 import { generateKey } from './keys.js';

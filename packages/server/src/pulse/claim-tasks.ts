@@ -13,7 +13,8 @@
  * started in the same transaction (claim + start: two revisions, two events per task).
  */
 import { sql } from 'kysely';
-import type { RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
+import type { Schema } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId } from '../store/values.js';
@@ -91,21 +92,29 @@ async function readQueue(tx: Tx, request: ClaimRequest) {
 
 /**
  * Ready = PENDING, due (`available_at <= now`, which also covers retry backoff) and not past its
- * deadline. The order (priority DESC, available_at, id) is exactly `ix_tasks_claim`, so the scan
- * stops after `limit` rows without a sort. Rows another claimer holds are skipped.
+ * deadline: the claim scan's condition, and the queue watch's (queue-watch.ts).
  *
  * `deadline_at + 0`: without statistics SQLite otherwise prefers `ix_tasks_deadline`
  * (status = ?, deadline_at > ?), which reads every pending task and sorts them on each claim —
  * a drain that slows down with the backlog. The expression keeps both engines on ix_tasks_claim.
  */
-export function readyQuery(tx: Tx, queueId: string, limit: number) {
-  const query = tx.db
+export function readyTasks(db: Kysely<Schema>, queueId: string, now: Micros) {
+  return db
     .selectFrom('tasks')
-    .selectAll()
     .where('queue_id', '=', queueId)
     .where('status', '=', 'PENDING')
-    .where('available_at', '<=', tx.now)
-    .where(sql<bigint>`deadline_at + 0`, '>', tx.now)
+    .where('available_at', '<=', now)
+    .where(sql<bigint>`deadline_at + 0`, '>', now);
+}
+
+/**
+ * The claim scan: ready tasks in the order (priority DESC, available_at, id), exactly
+ * `ix_tasks_claim`, so it stops after `limit` rows without a sort. Rows another claimer holds
+ * are skipped.
+ */
+export function readyQuery(tx: Tx, queueId: string, limit: number) {
+  const query = readyTasks(tx.db, queueId, tx.now)
+    .selectAll()
     .orderBy('priority', 'desc')
     .orderBy('available_at')
     .orderBy('id')

@@ -10,9 +10,9 @@
  * Waiters still re-check on their own at a longer interval (`claim-with-wait.ts`), so a probe
  * that fails (a lost connection) delays pickup, never loses it.
  */
-import { sql } from 'kysely';
 import type { Database } from '../store/database.js';
 import { readNow } from '../store/with-tx.js';
+import { readyTasks } from './claim-tasks.js';
 import type { TaskNotifier } from './task-notifier.js';
 
 interface Watched {
@@ -80,13 +80,8 @@ export class QueueWatch {
     try {
       const db = this.#database.kysely;
       const now = await readNow(db, this.#database.dialect);
-      const rows = await db
-        .selectFrom('tasks')
+      const rows = await readyTasks(db, queueId, now)
         .select('id')
-        .where('queue_id', '=', queueId)
-        .where('status', '=', 'PENDING')
-        .where('available_at', '<=', now)
-        .where(sql<bigint>`deadline_at + 0`, '>', now)
         // A paused queue hands out nothing: waking its waiters would only cost claims.
         .where((eb) =>
           eb.exists(

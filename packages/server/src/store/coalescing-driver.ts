@@ -150,36 +150,27 @@ class CoalescingConnection implements DatabaseConnection {
     if (this.#pending.length === 0) {
       return this.inner.executeQuery<R>(query);
     }
-    return lastResult<R>(await this.#sendWithPending(query));
+    const [result] = await this.#sendWithPending([query]);
+    return shaped<R>(result);
   }
 
   /** One raw result per statement of `parts`, sent in one packet after what is waiting. */
   async #executeTogether(parts: readonly CompiledQuery[]): Promise<unknown[]> {
-    if (!this.#coalesce) {
-      const results: unknown[] = [];
-      for (const part of parts) {
-        results.push((await this.inner.executeQuery(part)).rows);
-      }
-      return results;
+    if (this.#coalesce) {
+      return this.#sendWithPending(parts);
     }
-    const batch = [...this.#pending, ...parts];
-    this.#pending = [];
-    this.#pendingChars = 0;
-    const { rows } = await this.inner.executeQuery(
-      CompiledQuery.raw(
-        batch.map((q) => q.sql).join(';\n'),
-        batch.flatMap((q) => q.parameters),
-      ),
-    );
-    // One statement answers its own result, several an array of results.
-    return batch.length === 1 ? [rows] : rows.slice(-parts.length);
+    const results: unknown[] = [];
+    for (const part of parts) {
+      results.push((await this.inner.executeQuery(part)).rows);
+    }
+    return results;
   }
 
   /** Sends what is waiting, if anything, on its own. */
   async flush(): Promise<void> {
-    const [last] = this.#pending.splice(-1);
+    const last = this.#pending.pop();
     if (last !== undefined) {
-      await this.#sendWithPending(last);
+      await this.#sendWithPending([last]);
     }
   }
 
@@ -191,19 +182,26 @@ class CoalescingConnection implements DatabaseConnection {
     yield* this.inner.streamQuery<R>(query, chunkSize);
   }
 
-  async #sendWithPending(carrier: CompiledQuery): Promise<QueryResult<unknown>> {
-    const batch = [...this.#pending, carrier];
+  /**
+   * What is waiting, then `parts`, in one packet: the raw result of each of `parts` (rows, or a
+   * write's OK packet). A packet of one statement is answered as Kysely shapes it, so only its
+   * rows are passed on (`parts` of one read, with nothing waiting).
+   */
+  async #sendWithPending(parts: readonly CompiledQuery[]): Promise<unknown[]> {
+    const batch = [...this.#pending, ...parts];
     this.#pending = [];
     this.#pendingChars = 0;
-    if (batch.length === 1) {
-      return this.inner.executeQuery(carrier);
+    const [only] = batch;
+    if (batch.length === 1 && only !== undefined) {
+      return [(await this.inner.executeQuery(only)).rows];
     }
-    return this.inner.executeQuery(
+    const { rows } = await this.inner.executeQuery(
       CompiledQuery.raw(
         batch.map((q) => q.sql).join(';\n'),
         batch.flatMap((q) => q.parameters),
       ),
     );
+    return rows.slice(-parts.length);
   }
 }
 
@@ -228,21 +226,19 @@ function isOkPacket(value: unknown): value is OkPacket {
 }
 
 /**
- * A multi-statement answer comes back as one result per statement (Kysely's MySQL connection
- * passes that array through as `rows`); the caller asked for the last statement's result, shaped
- * as Kysely's MySQL connection shapes a single one.
+ * One statement's raw result from a multi-statement answer (Kysely's MySQL connection passes the
+ * array of per-statement results through as `rows`), shaped as Kysely shapes a single one.
  */
-function lastResult<R>(result: QueryResult<unknown>): QueryResult<R> {
-  const last: unknown = result.rows[result.rows.length - 1];
-  if (Array.isArray(last)) {
-    return { rows: last as R[] };
+function shaped<R>(result: unknown): QueryResult<R> {
+  if (Array.isArray(result)) {
+    return { rows: result as R[] };
   }
-  if (isOkPacket(last)) {
+  if (isOkPacket(result)) {
     const big = (v: number | string | bigint | null | undefined) =>
       v === undefined || v === null ? undefined : BigInt(v);
-    const insertId = big(last.insertId);
-    const affected = big(last.affectedRows);
-    const changed = big(last.changedRows);
+    const insertId = big(result.insertId);
+    const affected = big(result.affectedRows);
+    const changed = big(result.changedRows);
     return {
       ...(insertId === undefined || insertId === 0n ? {} : { insertId }),
       ...(affected === undefined ? {} : { numAffectedRows: affected }),

@@ -143,12 +143,7 @@ forEachDialect((dialect) => {
 
     test('a waiting claim is woken at once by a local submit, with no polling delay', async () => {
       const notifier = new TaskNotifier();
-      const request = {
-        namespaceId: f.namespaceId,
-        queueName: f.queue,
-        workerId: 'w',
-        maxTasks: 1,
-      };
+      const request = f.claimRequest(1);
       const started = Date.now();
       const waiting = claimWithWait(
         { database: f.db.database, notifier, pollMs: 20_000 },
@@ -165,12 +160,7 @@ forEachDialect((dialect) => {
 
     test('closing the notifier releases a waiting claim empty-handed', async () => {
       const notifier = new TaskNotifier();
-      const request = {
-        namespaceId: f.namespaceId,
-        queueName: f.queue,
-        workerId: 'w',
-        maxTasks: 1,
-      };
+      const request = f.claimRequest(1);
       const waiting = claimWithWait(
         { database: f.db.database, notifier, pollMs: 20_000 },
         request,

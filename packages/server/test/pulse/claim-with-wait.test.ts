@@ -24,12 +24,7 @@ forEachDialect((dialect) => {
     test('an aborted long-poll answers at once and claims a task submitted afterwards not at all', async () => {
       const notifier = new TaskNotifier();
       const gone = new AbortController();
-      const request = {
-        namespaceId: f.namespaceId,
-        queueName: f.queue,
-        workerId: 'w',
-        maxTasks: 1,
-      };
+      const request = f.claimRequest(1);
       const started = Date.now();
       const waiting = claimWithWait(
         { database: f.db.database, notifier, pollMs: 20_000, signal: gone.signal },
@@ -48,12 +43,7 @@ forEachDialect((dialect) => {
     test('a task submitted between an empty claim and the wait is claimed at once, not after the re-poll interval', async () => {
       await f.claim(100); // the queue starts empty: the first claim below finds nothing
       const notifier = new TaskNotifier();
-      const request = {
-        namespaceId: f.namespaceId,
-        queueName: f.queue,
-        workerId: 'w',
-        maxTasks: 1,
-      };
+      const request = f.claimRequest(1);
       let submitted: string | undefined;
       const afterClaim = async () => {
         if (submitted === undefined) {
@@ -80,12 +70,7 @@ forEachDialect((dialect) => {
     /** A long-poll that records when it answered. */
     function waiter(notifier: TaskNotifier, signal?: AbortSignal, pollMs = 20_000) {
       const state = { done: false, claimed: [] as string[], tries: 0 };
-      const request = {
-        namespaceId: f.namespaceId,
-        queueName: f.queue,
-        workerId: 'w',
-        maxTasks: 5,
-      };
+      const request = f.claimRequest(5);
       const afterClaim = () => {
         state.tries++;
         return Promise.resolve();

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { createApplication } from '../../src/auth/applications.js';
 import { ensureNamespace } from '../../src/auth/namespaces.js';
 import { claimTasks } from '../../src/pulse/claim-tasks.js';
-import type { ClaimedTask } from '../../src/pulse/claim-tasks.js';
+import type { ClaimedTask, ClaimRequest } from '../../src/pulse/claim-tasks.js';
 import type { CompleteRequest, Completion } from '../../src/pulse/complete-attempt.js';
 import { createQueue } from '../../src/pulse/queues.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/pulse/retry-policy.js';
@@ -29,6 +29,8 @@ export interface PulseFixture {
   submit(extra?: Partial<SubmitInput>): Promise<Task>;
   claim(maxTasks?: number, queue?: string): Promise<ClaimedTask[]>;
   task(id: string): Promise<Task>;
+  /** A claim of the fixture's queue by worker `w`. */
+  claimRequest(maxTasks: number): ClaimRequest;
   /** The completion of a claimed task with its own permit, as the sweeper-free tests send it. */
   completion(claimed: ClaimedTask, completion: Completion): CompleteRequest;
   /** Moves a task's lease (task and current attempt) `seconds` into the past. */
@@ -65,6 +67,7 @@ export async function createPulseFixture(
           .claimed,
       ]),
     task: (id) => run((tx) => lockTask(tx, namespaceId, id)),
+    claimRequest: (maxTasks) => ({ namespaceId, queueName: queue, workerId: 'w', maxTasks }),
     completion: (c, completion) => ({
       namespaceId,
       taskId: c.task.id,
