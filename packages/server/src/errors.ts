@@ -16,8 +16,28 @@ export class WeaveError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WeaveError';
     this.code = code;
-    this.details = options.details ?? {};
+    this.details = withJsonPath(options.details ?? {});
   }
+}
+
+/**
+ * `details.path` is always a JSON path into the request seen as one object (body members,
+ * query parameters and path parameters side by side): `status` becomes `$.status`. Done here,
+ * once, so no call site can forget it.
+ */
+function withJsonPath(details: Record<string, unknown>): Record<string, unknown> {
+  const path = details.path;
+  return typeof path === 'string' && !path.startsWith('$')
+    ? { ...details, path: toJsonPath(path) }
+    : details;
+}
+
+/** `status` → `$.status`, `Idempotency-Key` → `$['Idempotency-Key']`; a JSON path stays. */
+export function toJsonPath(name: string): string {
+  if (name.startsWith('$')) {
+    return name;
+  }
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `$.${name}` : `$['${name}']`;
 }
 
 export function isWeaveError(value: unknown): value is WeaveError {
@@ -30,7 +50,10 @@ export function toError(value: unknown): Error {
 }
 
 export function invalidArgument(path: string, message: string): WeaveError {
-  return new WeaveError('invalid_argument', `${path} ${message}`, { details: { path } });
+  const jsonPath = toJsonPath(path);
+  return new WeaveError('invalid_argument', `${jsonPath} ${message}`, {
+    details: { path: jsonPath },
+  });
 }
 
 export function notFound(what: string, details: Record<string, unknown> = {}): WeaveError {

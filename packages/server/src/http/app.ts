@@ -72,7 +72,7 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
   registerOperations(app, options.database);
   const routes = options.routes ?? allRoutes;
   registerRoutes(app, options, routes);
-  const openApi = toJsonText(buildOpenApi(routes));
+  const openApi = toJsonText(buildOpenApi(routes.map((r) => r.contract)));
   app.get('/v1/openapi.json', (_req, reply) => sendJson(reply, 200, openApi));
   return app;
 }
@@ -142,8 +142,8 @@ function registerRoutes(app: FastifyInstance, options: HttpOptions, routes: read
 
 function registerRoute(app: FastifyInstance, env: RouteEnvironment, route: Route): void {
   app.route({
-    method: route.method,
-    url: `/v1/namespaces/:ns${route.path}`,
+    method: route.contract.method,
+    url: `/v1/namespaces/:ns${route.contract.path.replace(/\{([a-z_]+)\}/g, ':$1')}`,
     handler: async (req, reply) => {
       const header = (name: string) => {
         const v = req.headers[name];

@@ -4,15 +4,16 @@
  * about their cause to the caller.
  */
 import { statusOf } from '@weave/sdk/protocol';
+import type { ErrorCode, ErrorDetail } from '@weave/sdk/protocol';
 import { isWeaveError } from '../errors.js';
 
 export interface ErrorResponse {
   readonly status: number;
-  readonly body: { error: { code: string; message: string; details?: Record<string, unknown> } };
+  readonly body: { readonly error: ErrorDetail };
 }
 
 /** Fastify's own errors, by code, mapped to ours. */
-const FASTIFY_CODES: Readonly<Record<string, { code: string; message: string }>> = {
+const FASTIFY_CODES: Readonly<Record<string, { code: ErrorCode; message: string }>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     code: 'payload_too_large',
     message: 'the request body is too large',

@@ -8,7 +8,8 @@ import { MAX_WAIT_MS, readWithWait } from '../orbit/wait-events.js';
 import type { Tx } from '../store/with-tx.js';
 import { eventPageView } from './orbit-views.js';
 import { queryInteger } from './query-fields.js';
-import type { RouteResult, SessionContext } from './route.js';
+import type { orbit } from '@weave/sdk/protocol';
+import type { Answer, SessionContext } from './route.js';
 
 export interface Cursor {
   readonly stream: StreamPosition;
@@ -19,7 +20,7 @@ export interface Cursor {
 export async function answerEventRead(
   ctx: SessionContext,
   locate: (tx: Tx) => Promise<Cursor>,
-): Promise<RouteResult> {
+): Promise<Answer<orbit.EventPage>> {
   const limit =
     queryInteger(ctx.query, 'limit', { min: 1, max: MAX_READ_LIMIT }) ?? DEFAULT_READ_LIMIT;
   const waitMs = queryInteger(ctx.query, 'wait_ms', { min: 0, max: MAX_WAIT_MS }) ?? 0;
@@ -31,5 +32,5 @@ export async function answerEventRead(
     },
     waitMs,
   );
-  return { status: 200, body: eventPageView(page) };
+  return { body: eventPageView(page) };
 }

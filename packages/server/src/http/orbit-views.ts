@@ -2,10 +2,11 @@
 import type { EventPage } from '../orbit/read-events.js';
 import type { Stream } from '../orbit/streams.js';
 import type { Subscription } from '../orbit/subscriptions.js';
-import { formatInstant } from '../store/values.js';
+import { formatInstant } from '@weave/sdk/protocol';
+import type { orbit } from '@weave/sdk/protocol';
 import { formatDuration } from './durations.js';
 
-export function streamView(stream: Stream) {
+export function streamView(stream: Stream): orbit.Stream {
   return {
     name: stream.name,
     id: stream.id,
@@ -25,7 +26,7 @@ export function streamView(stream: Stream) {
   };
 }
 
-export function subscriptionView(sub: Subscription) {
+export function subscriptionView(sub: Subscription): orbit.Subscription {
   return {
     id: sub.id,
     name: sub.name,
@@ -52,9 +53,10 @@ export function subscriptionView(sub: Subscription) {
   };
 }
 
-export function eventPageView(page: EventPage) {
+/** Events are embedded as their frozen text (the ResultEvent shape, written at append). */
+export function eventPageView(page: EventPage): orbit.EventPage {
   return {
-    events: page.events.map((text) => ({ kind: 'raw' as const, text })),
+    events: page.events.map((text) => ({ kind: 'raw', text }) as unknown as orbit.ResultEvent),
     next_after: page.nextAfter.toString(),
   };
 }

@@ -20,9 +20,9 @@ export function readPage(query: Readonly<Record<string, string | undefined>>): P
     if (!/^[0-9]{1,4}$/.test(sizeText) || size < 1 || size > MAX_PAGE_SIZE) {
       throw new WeaveError(
         'invalid_argument',
-        `page_size must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+        `$.page_size must be an integer from 1 to ${MAX_PAGE_SIZE}`,
         {
-          details: { path: 'page_size' },
+          details: { path: '$.page_size' },
         },
       );
     }
@@ -33,8 +33,8 @@ export function readPage(query: Readonly<Record<string, string | undefined>>): P
   }
   const afterId = Buffer.from(token, 'base64url').toString('utf8').replace(/^id:/, '');
   if (!/^[0-9]{1,19}$/.test(afterId)) {
-    throw new WeaveError('invalid_argument', 'page_token is not a token this server issued', {
-      details: { path: 'page_token' },
+    throw new WeaveError('invalid_argument', '$.page_token is not a token this server issued', {
+      details: { path: '$.page_token' },
     });
   }
   return { size, afterId };
@@ -44,4 +44,13 @@ export function pageToken(lastId: string | undefined): string | undefined {
   return lastId === undefined
     ? undefined
     : Buffer.from(`id:${lastId}`, 'utf8').toString('base64url');
+}
+
+/** `{items, next_page_token?}` (the token absent on the last page). */
+export function pageBody<T>(
+  items: readonly T[],
+  lastId: string | undefined,
+): { items: readonly T[]; next_page_token?: string } {
+  const token = pageToken(lastId);
+  return token === undefined ? { items } : { items, next_page_token: token };
 }

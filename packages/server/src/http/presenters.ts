@@ -1,15 +1,15 @@
 /** Domain objects → wire JSON (snake_case, decimal-string ids, RFC 3339 instants). */
+import { formatInstant } from '@weave/sdk/protocol';
+import type { Micros, admin } from '@weave/sdk/protocol';
 import type { Application } from '../auth/applications.js';
 import type { Credential } from '../auth/credentials.js';
 import type { Queue } from '../pulse/queues.js';
-import { formatInstant } from '../store/values.js';
-import type { Micros } from '../store/values.js';
 
 function instantOrNull(micros: Micros | null): string | null {
   return micros === null ? null : formatInstant(micros);
 }
 
-export function applicationView(app: Application) {
+export function applicationView(app: Application): admin.Application {
   return {
     name: app.name,
     id: app.id,
@@ -21,7 +21,7 @@ export function applicationView(app: Application) {
   };
 }
 
-export function queueView(queue: Queue) {
+export function queueView(queue: Queue): admin.Queue {
   return {
     name: queue.name,
     id: queue.id,
@@ -34,7 +34,7 @@ export function queueView(queue: Queue) {
   };
 }
 
-export function credentialView(credential: Credential) {
+export function credentialView(credential: Credential): admin.Credential {
   return {
     id: credential.id,
     name: credential.name,

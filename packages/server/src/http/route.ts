@@ -1,32 +1,31 @@
 /**
- * A route is a row of a table (STYLE.md §4): method, path, scope, and a handler that parses,
- * calls a service inside the request's transaction, and returns the response. The same rows
- * generate the OpenAPI document.
+ * A route is a row of a table (STYLE.md §4): a contract from `@weave/sdk/protocol` (method,
+ * path, scope, body and answer schemas), a reader that turns the body into the handler's input,
+ * and a handler that calls services inside the request's transaction and returns the answer.
+ * The answer is typed by the contract, so a presenter that drifts from the wire shape does not
+ * compile; the OpenAPI document is built from the same contracts.
  */
 import type { JsonValue } from '@weave/json';
-import type { Scope } from '@weave/sdk/protocol';
+import type { AnswerOf, RouteContract } from '@weave/sdk/protocol';
 import type { Principal } from '../auth/principal.js';
 import type { TaskNotifier } from '../pulse/task-notifier.js';
 import type { Database } from '../store/database.js';
 import type { Tx } from '../store/with-tx.js';
-
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+import { expectObject, rejectUnknown } from './fields.js';
 
 export interface RouteContext {
   readonly tx: Tx;
   readonly principal: Principal;
   readonly params: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string | undefined>>;
-  /** The parsed body (exact JSON), or undefined when none was sent. */
-  readonly body: JsonValue | undefined;
   readonly requestId: string;
   /** Wakes local long-polling claims; call it from `tx.afterCommit`. */
   readonly notifier: TaskNotifier;
 }
 
 /**
- * For a route that must not hold one transaction for its whole run (the claim long-poll): the
- * request is authenticated in its own short transaction, then the handler runs its own short
+ * For a route that must not hold one transaction for its whole run (the long-polls): the request
+ * is authenticated in its own short transaction, then the handler runs its own short
  * transactions through services that take the database.
  */
 export interface SessionContext extends Omit<RouteContext, 'tx'> {
@@ -35,31 +34,58 @@ export interface SessionContext extends Omit<RouteContext, 'tx'> {
   readonly signal: AbortSignal;
 }
 
-export interface RouteResult {
-  readonly status: number;
+export interface Answer<T> {
   /** Plain JS or exact-JSON values; written with @weave/json. */
-  readonly body: unknown;
+  readonly body: T;
   /**
    * What an idempotent replay returns instead of `body` (e.g. without a key that is shown
    * once). Defaults to `body`.
    */
-  readonly replayBody?: unknown;
+  readonly replayBody?: T;
 }
 
+/** A registered route, its types erased so that different routes share one table. */
 export interface Route {
-  readonly method: HttpMethod;
-  /** Path below `/v1/namespaces/:ns`, Fastify style (`/queues/:queue`). */
-  readonly path: string;
-  readonly scope: Scope;
-  readonly summary: string;
-  /** Name frozen in idempotency receipts (`queue.create`); writes only. */
-  readonly operation?: string;
-  /** JSON Schema of the request body, for the OpenAPI document only. */
-  readonly requestSchema?: Record<string, unknown>;
-  /** Query parameters, for the OpenAPI document. */
-  readonly queryParams?: readonly string[];
+  readonly contract: RouteContract;
+  /** The body reader: exact JSON → the handler's input; `invalid_argument` with the JSON path. */
+  readonly parse: (body: JsonValue | undefined) => unknown;
   /** The usual mode: runs inside the request's one transaction. */
-  handle?(ctx: RouteContext): Promise<RouteResult>;
+  readonly handle?: (ctx: RouteContext, input: unknown) => Promise<Answer<unknown>>;
   /** Session mode (no idempotency receipt): see `SessionContext`. Exactly one of the two. */
-  session?(ctx: SessionContext): Promise<RouteResult>;
+  readonly session?: (ctx: SessionContext, input: unknown) => Promise<Answer<unknown>>;
+}
+
+type Reader<C extends RouteContract, I> = C['body'] extends object
+  ? { readonly parse: (body: JsonValue | undefined) => I }
+  : { readonly parse?: never };
+
+type Handlers<C extends RouteContract, I> =
+  | {
+      readonly handle: (ctx: RouteContext, input: I) => Promise<Answer<AnswerOf<C>>>;
+      readonly session?: never;
+    }
+  | {
+      readonly session: (ctx: SessionContext, input: I) => Promise<Answer<AnswerOf<C>>>;
+      readonly handle?: never;
+    };
+
+/**
+ * One route: a body reader is required exactly when the contract has a body; a route without
+ * one accepts no body or `{}` and refuses any member.
+ */
+export function route<C extends RouteContract, I = undefined>(
+  contract: C,
+  definition: Reader<C, I> & Handlers<C, I>,
+): Route {
+  const parse = (definition.parse as Route['parse'] | undefined) ?? parseNoBody;
+  return definition.handle === undefined
+    ? { contract, parse, session: definition.session as NonNullable<Route['session']> }
+    : { contract, parse, handle: definition.handle as NonNullable<Route['handle']> };
+}
+
+function parseNoBody(body: JsonValue | undefined): undefined {
+  if (body !== undefined) {
+    rejectUnknown(expectObject(body), []);
+  }
+  return undefined;
 }

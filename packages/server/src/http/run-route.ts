@@ -71,15 +71,16 @@ export async function runRoute(
 }
 
 async function authorize(tx: Tx, route: Route, req: IncomingRequest, seen: Seen) {
+  const { scope } = route.contract;
   const principal = await authenticate(tx, bearerKey(req.authorization));
   seen.principal = principal;
   if (principal.namespaceName !== req.params.ns) {
     seen.crossNamespace = true;
     throw new WeaveError('not_found', `namespace ${req.params.ns ?? ''} not found`, {
-      details: { path: 'namespace' },
+      details: { path: '$.namespace' },
     });
   }
-  requireScope(principal, route.scope);
+  requireScope(principal, scope);
   return principal;
 }
 
@@ -88,7 +89,6 @@ function contextOf(env: RouteEnvironment, req: IncomingRequest, principal: Princ
     principal,
     params: req.params,
     query: req.query,
-    body: req.body,
     requestId: req.requestId,
     notifier: env.notifier,
   };
@@ -97,19 +97,24 @@ function contextOf(env: RouteEnvironment, req: IncomingRequest, principal: Princ
 async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
   const principal = await withTx(env.database, (tx) => authorize(tx, route, req, seen));
   if (route.session === undefined) {
-    throw new Error(`route ${route.path} has no session handler`);
+    throw new Error(`route ${route.contract.path} has no session handler`);
   }
-  const result = await route.session({
-    ...contextOf(env, req, principal),
-    database: env.database,
-    signal: req.signal ?? new AbortController().signal,
-  });
-  return { status: result.status, body: toJsonText(result.body), replayed: false };
+  const input = route.parse(req.body);
+  const result = await route.session(
+    {
+      ...contextOf(env, req, principal),
+      database: env.database,
+      signal: req.signal ?? new AbortController().signal,
+    },
+    input,
+  );
+  return { status: route.contract.status, body: toJsonText(result.body), replayed: false };
 }
 
 function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
   return withTx(env.database, async (tx): Promise<Outgoing> => {
     const principal = await authorize(tx, route, req, seen);
+    const input = route.parse(req.body);
     const receipt = receiptKey(route, req, principal);
     if (receipt !== undefined) {
       const claim = await claimReceipt(tx, receipt);
@@ -118,15 +123,16 @@ function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequ
       }
     }
     if (route.handle === undefined) {
-      throw new Error(`route ${route.path} has no handler`);
+      throw new Error(`route ${route.contract.path} has no handler`);
     }
-    const result = await route.handle({ ...contextOf(env, req, principal), tx });
+    const result = await route.handle({ ...contextOf(env, req, principal), tx }, input);
     const body = toJsonText(result.body);
+    const status = route.contract.status;
     if (receipt !== undefined) {
       const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
-      await completeReceipt(tx, receipt, { status: result.status, body: stored });
+      await completeReceipt(tx, receipt, { status, body: stored });
     }
-    return { status: result.status, body, replayed: false };
+    return { status, body, replayed: false };
   });
 }
 
@@ -135,7 +141,8 @@ function receiptKey(
   req: IncomingRequest,
   principal: Principal,
 ): ReceiptKey | undefined {
-  if (route.operation === undefined || req.idempotencyKey === undefined) {
+  const { operation } = route.contract;
+  if (operation === undefined || req.idempotencyKey === undefined) {
     return undefined;
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(req.idempotencyKey)) {
@@ -143,7 +150,7 @@ function receiptKey(
       'invalid_argument',
       'Idempotency-Key must be 1 to 200 printable ASCII characters',
       {
-        details: { path: 'Idempotency-Key' },
+        details: { path: "$['Idempotency-Key']" },
       },
     );
   }
@@ -153,7 +160,7 @@ function receiptKey(
   ]);
   return {
     namespaceId: principal.namespaceId,
-    operation: route.operation,
+    operation,
     key: req.idempotencyKey,
     digest: createHash('sha256').update(canonicalize(frozen)).digest('hex'),
   };
@@ -176,8 +183,8 @@ async function auditDenial(
   const { route, req, principal } = context;
   const { namespace_id: knownNamespace, credential_id: knownCredential, ...rest } = error.details;
   const details = toJsonText({
-    method: route.method,
-    route: route.path,
+    method: route.contract.method,
+    route: route.contract.path,
     namespace: req.params.ns,
     ...rest,
   });

@@ -8,11 +8,12 @@ import { WeaveError, invalidArgument, isWeaveError } from '../errors.js';
 import type { TaskTemplate } from '../pulse/schedule-template.js';
 import { CATCH_UP_POLICIES, OVERLAP_POLICIES } from '../pulse/schedules.js';
 import type { Schedule, ScheduleInput } from '../pulse/schedules.js';
-import { formatInstant } from '../store/values.js';
-import type { Micros } from '../store/values.js';
+import { formatInstant } from '@weave/sdk/protocol';
+import type { Micros, schedules } from '@weave/sdk/protocol';
 import { formatDuration } from './durations.js';
 import { expectObject, readString, rejectUnknown, requireString } from './fields.js';
 import { parseSubmit } from './task-fields.js';
+import { retryView } from './task-views.js';
 
 const SCHEDULE_FIELDS = ['name', 'queue', 'cron', 'timezone', 'task', 'overlap', 'catch_up'];
 
@@ -25,7 +26,7 @@ export function parseSchedule(body: JsonValue | undefined): ScheduleInput {
     queueName,
     cron: requireString(obj, 'cron'),
     timezone: readString(obj, 'timezone') ?? 'UTC',
-    template: parseTemplate(obj.get('task'), queueName),
+    template: parseTemplate(obj.get('task')),
     overlap: readChoice(obj.get('overlap'), '$.overlap', OVERLAP_POLICIES) ?? 'skip',
     catchUp: readChoice(obj.get('catch_up'), '$.catch_up', CATCH_UP_POLICIES) ?? 'none',
   };
@@ -45,7 +46,7 @@ function readChoice<T extends string>(
   return value as T;
 }
 
-function parseTemplate(value: JsonValue | undefined, queueName: string): TaskTemplate {
+function parseTemplate(value: JsonValue | undefined): TaskTemplate {
   if (value === undefined) {
     throw invalidArgument('$.task', 'is required (the submit fields of each firing)');
   }
@@ -55,15 +56,7 @@ function parseTemplate(value: JsonValue | undefined, queueName: string): TaskTem
     throw invalidArgument('$.task.deadline_at', 'is not allowed in a schedule; use timeout');
   }
   try {
-    const {
-      namespaceId: _ns,
-      queueName: _q,
-      deadlineAt: _d,
-      ...template
-    } = parseSubmit(task, {
-      namespaceId: '',
-      queueName,
-    });
+    const { deadlineAt: _d, ...template } = parseSubmit(task);
     return template;
   } catch (e: unknown) {
     throw isWeaveError(e) ? underTask(e) : e;
@@ -85,27 +78,23 @@ function underTask(e: WeaveError): WeaveError {
 
 const instantOrNull = (at: Micros | null) => (at === null ? null : formatInstant(at));
 
-function templateView(t: TaskTemplate) {
+function templateView(t: TaskTemplate): schedules.Schedule['task'] {
   return {
     input: { kind: 'raw', text: t.input },
     idempotent: t.idempotent,
     priority: t.priority,
-    timeout: t.timeoutUs === undefined ? undefined : formatDuration(t.timeoutUs),
-    attempt_timeout:
-      t.attemptTimeoutUs === undefined ? undefined : formatDuration(t.attemptTimeoutUs),
-    retry: {
-      max_attempts: t.retry.maxAttempts,
-      initial_interval: formatDuration(t.retry.initialIntervalUs),
-      backoff_coefficient: { kind: 'number', text: t.retry.backoffCoefficient },
-      max_interval: formatDuration(t.retry.maxIntervalUs),
-      non_retryable_codes: t.retry.nonRetryableCodes,
-    },
-    trace_key: t.traceKey,
-    resource_key: t.resourceKey,
+    ...(t.timeoutUs === undefined ? {} : { timeout: formatDuration(t.timeoutUs) }),
+    ...(t.attemptTimeoutUs === undefined
+      ? {}
+      : { attempt_timeout: formatDuration(t.attemptTimeoutUs) }),
+    retry: retryView(t.retry),
+    ...(t.traceKey === undefined ? {} : { trace_key: t.traceKey }),
+    ...(t.resourceKey === undefined ? {} : { resource_key: t.resourceKey }),
+    ...(t.resultStream === undefined ? {} : { result_stream: t.resultStream }),
   };
 }
 
-export function scheduleView(s: Schedule) {
+export function scheduleView(s: Schedule): schedules.Schedule {
   return {
     id: s.id,
     name: s.name,

@@ -5,11 +5,12 @@ import { visibleStatus } from '../pulse/list-tasks.js';
 import type { BatchItemResult } from '../pulse/complete-batch.js';
 import type { TaskReceipt } from '../pulse/settle-task.js';
 import { toErrorResponse } from './error-response.js';
-import type { BatchBody } from './task-fields.js';
+import type { BatchBody } from './worker-fields.js';
 import { receiptJson } from '../pulse/settle-task.js';
+import type { RetryPolicy } from '../pulse/retry-policy.js';
 import type { TaskWithQueue } from '../pulse/task-record.js';
-import { formatInstant } from '../store/values.js';
-import type { Micros } from '../store/values.js';
+import { formatInstant } from '@weave/sdk/protocol';
+import type { Micros, tasks, workers } from '@weave/sdk/protocol';
 import { formatDuration } from './durations.js';
 
 function raw(text: string) {
@@ -20,7 +21,7 @@ function optional<K extends string, V>(key: K, value: V | null): { [P in K]?: V 
   return (value === null ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-export function taskView({ task, queueName }: TaskWithQueue, now: Micros) {
+export function taskView({ task, queueName }: TaskWithQueue, now: Micros): tasks.Task {
   return {
     id: task.id,
     queue: queueName,
@@ -43,13 +44,7 @@ export function taskView({ task, queueName }: TaskWithQueue, now: Micros) {
       'attempt_timeout',
       task.attemptTimeoutUs === null ? null : formatDuration(task.attemptTimeoutUs),
     ),
-    retry: {
-      max_attempts: task.retry.maxAttempts,
-      initial_interval: formatDuration(task.retry.initialIntervalUs),
-      backoff_coefficient: { kind: 'number' as const, text: task.retry.backoffCoefficient },
-      max_interval: formatDuration(task.retry.maxIntervalUs),
-      non_retryable_codes: task.retry.nonRetryableCodes,
-    },
+    retry: retryView(task.retry),
     deadline_at: formatInstant(task.deadlineAt),
     available_at: formatInstant(task.availableAt),
     created_at: formatInstant(task.createdAt),
@@ -62,7 +57,18 @@ export function taskView({ task, queueName }: TaskWithQueue, now: Micros) {
   };
 }
 
-export function claimedTaskView(claimed: ClaimedTask) {
+/** The retry policy frozen on a task or a schedule's template. */
+export function retryView(retry: RetryPolicy): tasks.RetryPolicy {
+  return {
+    max_attempts: retry.maxAttempts,
+    initial_interval: formatDuration(retry.initialIntervalUs),
+    backoff_coefficient: { kind: 'number', text: retry.backoffCoefficient },
+    max_interval: formatDuration(retry.maxIntervalUs),
+    non_retryable_codes: retry.nonRetryableCodes,
+  };
+}
+
+export function claimedTaskView(claimed: ClaimedTask): workers.ClaimedTask {
   const { task } = claimed;
   return {
     task_id: task.id,
@@ -78,11 +84,11 @@ export function claimedTaskView(claimed: ClaimedTask) {
   };
 }
 
-export function receiptView(receipt: TaskReceipt) {
+export function receiptView(receipt: TaskReceipt): tasks.TaskReceipt {
   return receiptJson(receipt);
 }
 
-export function taskEventView(event: TaskEvent) {
+export function taskEventView(event: TaskEvent): tasks.TaskEvent {
   return {
     id: event.id,
     revision: event.revision.toString(),
@@ -99,7 +105,7 @@ export function batchView(
   batch: BatchBody,
   results: readonly BatchItemResult[],
   claimed: readonly ClaimedTask[],
-) {
+): workers.BatchCompletionAnswer {
   const receipts = results.flatMap((r) =>
     'receipt' in r ? [{ index: r.index, ...receiptJson(r.receipt) }] : [],
   );

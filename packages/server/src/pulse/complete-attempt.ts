@@ -17,6 +17,7 @@ import { decideRetry } from './retry-policy.js';
 import type { Settlement, TaskReceipt } from './settle-task.js';
 import { settleTask } from './settle-task.js';
 import type { Attempt, Task } from './task-record.js';
+import type { StoredTaskStatus } from './task-states.js';
 
 /** Result JSON text limit; the frozen inbox snapshot that embeds it is capped at 512 KiB (E2.1). */
 export const MAX_RESULT_BYTES = 256 * 1024;
@@ -176,6 +177,7 @@ function storedReceipt(text: string): TaskReceipt {
     taskId: field('task_id') ?? '',
     attemptId: field('attempt_id'),
     revision: BigInt(field('revision') ?? '0'),
-    status: field('status') ?? '',
+    // Written by receiptJson from a stored status, so it is one (the receipt is this server's).
+    status: (field('status') ?? '') as StoredTaskStatus,
   };
 }

@@ -2,7 +2,7 @@
  * Queue administration: create, read, change capacity, pause and resume. Pausing stops claims
  * and starts, never submission or admission (DESIGN.md §4).
  */
-import { getApplication } from '../auth/applications.js';
+import { findApplication } from '../auth/applications.js';
 import { checkName } from '../auth/namespaces.js';
 import { WeaveError, notFound } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
@@ -30,13 +30,11 @@ export interface QueueInput {
 
 export async function createQueue(tx: Tx, namespaceId: string, input: QueueInput): Promise<Queue> {
   checkName('$.name', input.name);
-  const app = await getApplication(tx, namespaceId, input.application).catch((e: unknown) => {
-    throw e instanceof WeaveError && e.code === 'not_found'
-      ? new WeaveError('invalid_argument', `$.application: no application ${input.application}`, {
-          details: { path: '$.application' },
-        })
-      : e;
-  });
+  // A missing application is not_found at `$.application`, as in the stream routes.
+  const app = await findApplication(tx, namespaceId, input.application);
+  if (app === undefined) {
+    throw notFound(`application ${input.application}`, { path: '$.application' });
+  }
   if (await findQueue(tx, namespaceId, input.name)) {
     throw new WeaveError('already_exists', `queue ${input.name} already exists`, {
       details: { path: '$.name' },

@@ -21,7 +21,7 @@ import { releaseResource } from './resource-keys.js';
 import type { TaskChange } from './task-change.js';
 import { updateTaskRow, writeTaskEvents } from './task-change.js';
 import type { Task } from './task-record.js';
-import type { AttemptStatus } from './task-states.js';
+import type { AttemptStatus, StoredTaskStatus } from './task-states.js';
 import { isTerminal } from './task-states.js';
 
 export interface AttemptSettlement {
@@ -41,7 +41,7 @@ export interface TaskReceipt {
   readonly taskId: string;
   readonly attemptId: string | null;
   readonly revision: bigint;
-  readonly status: string;
+  readonly status: StoredTaskStatus;
 }
 
 export async function settleTask(tx: Tx, task: Task, settlement: Settlement): Promise<TaskReceipt> {

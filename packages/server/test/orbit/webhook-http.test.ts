@@ -228,11 +228,11 @@ forEachDialect((dialect) => {
         reader.request('GET', `/subscriptions/${id}/deliveries`, { query });
       await assert.rejects(list({ page_size: '0' }), {
         code: 'invalid_argument',
-        details: { path: 'page_size' },
+        details: { path: '$.page_size' },
       });
       await assert.rejects(list({ page_token: 'not-a-token' }), {
         code: 'invalid_argument',
-        details: { path: 'page_token' },
+        details: { path: '$.page_token' },
       });
     });
   });

@@ -1,98 +1,70 @@
 /** Administration of applications and their quotas (API.md "Administration"). */
+import type { JsonValue } from '@weave/json';
+import { admin } from '@weave/sdk/protocol';
 import { createApplication, getApplication, updateApplication } from '../../auth/applications.js';
 import { auditChange } from '../audit-change.js';
-import { NAME_PATTERN } from '@weave/sdk/protocol';
 import { expectObject, readBoolean, readInteger, rejectUnknown, requireString } from '../fields.js';
 import { applicationView } from '../presenters.js';
-import type { Route, RouteContext } from '../route.js';
+import { route } from '../route.js';
 
-const MAX_QUOTA = 1_000_000_000;
+const DEFAULT_MAX_ACTIVE_TASKS = 10_000;
 
-function readQuota(ctx: RouteContext, required: boolean): number | undefined {
-  const body = expectObject(ctx.body);
-  const quotaValue = body.get('quota');
-  if (quotaValue === undefined && !required) {
+function readQuota(value: JsonValue | undefined): number | undefined {
+  if (value === undefined) {
     return undefined;
   }
-  const quota = expectObject(quotaValue, '$.quota');
+  const quota = expectObject(value, '$.quota');
   rejectUnknown(quota, ['max_active_tasks'], '$.quota');
-  const max = readInteger(quota, 'max_active_tasks', { path: '$.quota', min: 1, max: MAX_QUOTA });
-  return max ?? (required ? 10_000 : undefined);
+  return readInteger(quota, 'max_active_tasks', {
+    path: '$.quota',
+    min: 1,
+    max: admin.MAX_LIMIT,
+  });
 }
 
-export const applicationRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/applications',
-    scope: 'admin',
-    operation: 'application.create',
-    summary: 'Create an application with its quota',
-    requestSchema: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', pattern: NAME_PATTERN.source },
-        quota: {
-          type: 'object',
-          properties: { max_active_tasks: { type: 'integer', minimum: 1 } },
-        },
-      },
+function parseCreate(body: JsonValue | undefined) {
+  const obj = expectObject(body);
+  rejectUnknown(obj, ['name', 'quota']);
+  return {
+    name: requireString(obj, 'name'),
+    maxActiveTasks: readQuota(obj.get('quota')) ?? DEFAULT_MAX_ACTIVE_TASKS,
+  };
+}
+
+function parseUpdate(body: JsonValue | undefined) {
+  const obj = expectObject(body);
+  rejectUnknown(obj, ['quota', 'disabled']);
+  const maxActiveTasks = readQuota(obj.get('quota'));
+  const disabled = readBoolean(obj, 'disabled');
+  return {
+    ...(maxActiveTasks === undefined ? {} : { maxActiveTasks }),
+    ...(disabled === undefined ? {} : { disabled }),
+  };
+}
+
+export const applicationRoutes = [
+  route(admin.createApplication, {
+    parse: parseCreate,
+    async handle(ctx, input) {
+      const app = await createApplication(ctx.tx, ctx.principal.namespaceId, input);
+      await auditChange(ctx, 'application.create', { type: 'application', id: input.name });
+      return { body: { application: applicationView(app) } };
     },
+  }),
+  route(admin.getApplication, {
     async handle(ctx) {
-      const body = expectObject(ctx.body);
-      rejectUnknown(body, ['name', 'quota']);
-      const name = requireString(body, 'name');
-      const maxActiveTasks = readQuota(ctx, true) ?? 10_000;
-      const app = await createApplication(ctx.tx, ctx.principal.namespaceId, {
-        name,
-        maxActiveTasks,
-      });
-      await auditChange(ctx, 'application.create', { type: 'application', id: name });
-      return { status: 201, body: { application: applicationView(app) } };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/applications/:application',
-    scope: 'admin',
-    summary: 'Get an application and its quota',
-    async handle(ctx) {
-      const app = await getApplication(
-        ctx.tx,
-        ctx.principal.namespaceId,
-        ctx.params.application ?? '',
-      );
-      return { status: 200, body: { application: applicationView(app) } };
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/applications/:application',
-    scope: 'admin',
-    operation: 'application.update',
-    summary: 'Change an application quota or disable it',
-    requestSchema: {
-      type: 'object',
-      properties: {
-        quota: {
-          type: 'object',
-          properties: { max_active_tasks: { type: 'integer', minimum: 1 } },
-        },
-        disabled: { type: 'boolean' },
-      },
-    },
-    async handle(ctx) {
-      const body = expectObject(ctx.body);
-      rejectUnknown(body, ['quota', 'disabled']);
-      const maxActiveTasks = readQuota(ctx, false);
-      const disabled = readBoolean(body, 'disabled');
       const name = ctx.params.application ?? '';
-      const app = await updateApplication(ctx.tx, ctx.principal.namespaceId, name, {
-        ...(maxActiveTasks === undefined ? {} : { maxActiveTasks }),
-        ...(disabled === undefined ? {} : { disabled }),
-      });
-      await auditChange(ctx, 'application.update', { type: 'application', id: name });
-      return { status: 200, body: { application: applicationView(app) } };
+      const app = await getApplication(ctx.tx, ctx.principal.namespaceId, name);
+      return { body: { application: applicationView(app) } };
     },
-  },
+  }),
+  route(admin.updateApplication, {
+    parse: parseUpdate,
+    async handle(ctx, patch) {
+      const name = ctx.params.application ?? '';
+      const app = await updateApplication(ctx.tx, ctx.principal.namespaceId, name, patch);
+      await auditChange(ctx, 'application.update', { type: 'application', id: name });
+      return { body: { application: applicationView(app) } };
+    },
+  }),
 ];

@@ -1,12 +1,12 @@
 /** `GET /tasks/{id}/source` (API.md "Pulse"): where a task came from. */
+import { formatInstant, tasks } from '@weave/sdk/protocol';
 import { requireQueue } from '../../auth/principal.js';
 import { getTask } from '../../pulse/list-tasks.js';
 import { taskSource } from '../../pulse/task-source.js';
 import type { TaskSource } from '../../pulse/task-source.js';
-import { formatInstant } from '../../store/values.js';
-import type { Route } from '../route.js';
+import { route } from '../route.js';
 
-function sourceView(source: TaskSource) {
+function sourceView(source: TaskSource): tasks.TaskSource {
   if ('slotAt' in source) {
     return { kind: 'schedule', schedule: source.schedule, slot_at: formatInstant(source.slotAt) };
   }
@@ -16,24 +16,13 @@ function sourceView(source: TaskSource) {
   return { kind: 'submit' };
 }
 
-export const taskSourceRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/tasks/:task/source',
-    scope: 'tasks:read',
-    summary:
-      'Where the task came from: `submit`, `schedule` (name and slot), or its workflow owner',
+export const taskSourceRoutes = [
+  route(tasks.getTaskSource, {
     async handle(ctx) {
-      const { task, queueName } = await getTask(
-        ctx.tx,
-        ctx.principal.namespaceId,
-        ctx.params.task ?? '',
-      );
+      const namespaceId = ctx.principal.namespaceId;
+      const { task, queueName } = await getTask(ctx.tx, namespaceId, ctx.params.task ?? '');
       requireQueue(ctx.principal, queueName);
-      return {
-        status: 200,
-        body: { task_id: task.id, source: sourceView(await taskSource(ctx.tx, task)) },
-      };
+      return { body: { task_id: task.id, source: sourceView(await taskSource(ctx.tx, task)) } };
     },
-  },
+  }),
 ];

@@ -5,7 +5,7 @@
  * server call out); reading the attempts takes `results:read`.
  */
 import type { JsonValue } from '@weave/json';
-import { formatInstant } from '../../store/values.js';
+import { formatInstant, orbit } from '@weave/sdk/protocol';
 import type { Delivery } from '../../orbit/webhook-control.js';
 import {
   DEFAULT_ROTATION_GRACE_US,
@@ -17,13 +17,13 @@ import { auditChange } from '../audit-change.js';
 import { formatDuration, readDuration } from '../durations.js';
 import { expectObject, rejectUnknown } from '../fields.js';
 import { subscriptionView } from '../orbit-views.js';
-import { pageToken, readPage } from '../paging.js';
-import type { Route } from '../route.js';
+import { pageBody, readPage } from '../paging.js';
+import { route } from '../route.js';
 
 /** Longest grace period a rotation may give the previous secret. */
 const MAX_ROTATION_GRACE_US = 30n * 86_400_000_000n;
 
-function deliveryView(delivery: Delivery) {
+function deliveryView(delivery: Delivery): orbit.Delivery {
   return {
     id: delivery.id,
     subscription_id: delivery.subscriptionId,
@@ -50,57 +50,30 @@ function readGrace(body: JsonValue | undefined): bigint {
   );
 }
 
-export const webhookRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/subscriptions/:subscription/resume',
-    scope: 'admin',
-    operation: 'subscription.resume',
-    summary:
-      'Resume a webhook subscription: ACTIVE, failure count cleared, next delivery now ' +
-      '(from its cursor: nothing is skipped)',
+export const webhookRoutes = [
+  route(orbit.resumeSubscription, {
     async handle(ctx) {
-      if (ctx.body !== undefined) {
-        rejectUnknown(expectObject(ctx.body), []);
-      }
       const namespaceId = ctx.principal.namespaceId;
       const sub = await resumeSubscription(ctx.tx, namespaceId, ctx.params.subscription ?? '');
       await auditChange(ctx, 'subscription.resume', { type: 'subscription', id: sub.id });
-      return { status: 200, body: { subscription: subscriptionView(sub) } };
+      return { body: { subscription: subscriptionView(sub) } };
     },
-  },
-  {
-    method: 'POST',
-    path: '/subscriptions/:subscription/rotate-secret',
-    scope: 'admin',
-    operation: 'subscription.rotate_secret',
-    summary:
-      'Give a webhook subscription a new signing secret (shown once); the previous one keeps ' +
-      'signing, second in Weave-Signature, for grace_period (default PT24H; PT0S ends it now)',
-    requestSchema: {
-      type: 'object',
-      properties: { grace_period: { type: 'string', example: 'PT24H' } },
-    },
-    async handle(ctx) {
-      const graceUs = readGrace(ctx.body);
+  }),
+  route(orbit.rotateSecret, {
+    parse: readGrace,
+    async handle(ctx, graceUs) {
       const id = ctx.params.subscription ?? '';
       const rotated = await rotateWebhookSecret(ctx.tx, ctx.principal.namespaceId, { id, graceUs });
       await auditChange(ctx, 'subscription.rotate_secret', { type: 'subscription', id });
       const view = subscriptionView(rotated.subscription);
       // A replay must not reveal the secret again: the receipt keeps the body without it.
       return {
-        status: 200,
         body: { subscription: view, secret: rotated.secret },
         replayBody: { subscription: view },
       };
     },
-  },
-  {
-    method: 'GET',
-    path: '/subscriptions/:subscription/deliveries',
-    scope: 'results:read',
-    summary: 'Webhook delivery attempts of a subscription, newest first',
-    queryParams: ['page_size', 'page_token'],
+  }),
+  route(orbit.listDeliveries, {
     async handle(ctx) {
       const page = readPage(ctx.query);
       const result = await listDeliveries(ctx.tx, ctx.principal.namespaceId, {
@@ -108,13 +81,7 @@ export const webhookRoutes: Route[] = [
         beforeId: page.afterId,
         size: page.size,
       });
-      return {
-        status: 200,
-        body: {
-          items: result.items.map(deliveryView),
-          next_page_token: pageToken(result.nextBeforeId),
-        },
-      };
+      return { body: pageBody(result.items.map(deliveryView), result.nextBeforeId) };
     },
-  },
+  }),
 ];
