@@ -683,6 +683,25 @@ forEachDialect((dialect: DialectName) => {
       }
     });
 
+    test('MariaDB sessions run without NO_BACKSLASH_ESCAPES, under which escaped values would run as SQL', async (c) => {
+      if (dialect !== 'mysql') {
+        c.skip('MariaDB only');
+        return;
+      }
+      // mysql2 escapes `'` as `\'`; with that mode `\'` ends the string (database.ts).
+      const sessions = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          withTx(t.server.database, async (tx) => {
+            const row = await sql<{ m: string }>`SELECT @@SESSION.sql_mode AS m`.execute(tx.db);
+            return String(row.rows[0]?.m);
+          }),
+        ),
+      );
+      for (const mode of sessions) {
+        assert.doesNotMatch(mode, /NO_BACKSLASH_ESCAPES/);
+      }
+    });
+
     test('no statement other than the requests’ own ran: same schema, only the expected rows added', async () => {
       const now = await snapshot();
       assert.deepEqual(now.schema, initial.schema, 'the schema is unchanged');
