@@ -38,6 +38,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   return config.kind === 'mysql' ? openMysql(config, options) : openSqlite(config);
 }
 
+/** The session's sql_mode without NO_BACKSLASH_ESCAPES, every other mode kept. */
+const WITHOUT_NO_BACKSLASH_ESCAPES =
+  "SET SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), " +
+  "',NO_BACKSLASH_ESCAPES,', ','))";
+
 function openMysql(config: MysqlConfig, options: OpenOptions): Database {
   const pool = createPool({
     host: config.host,
@@ -64,6 +69,10 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
           CompiledQuery.raw('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'),
         );
         await connection.executeQuery(CompiledQuery.raw("SET time_zone = '+00:00'"));
+        // mysql2 binds parameters by escaping them into the text with backslashes (`'` → `\'`).
+        // Under NO_BACKSLASH_ESCAPES (a server's sql_mode may carry it) `\'` ends the string and
+        // the rest of a value runs as SQL — with multipleStatements, as a stacked statement.
+        await connection.executeQuery(CompiledQuery.raw(WITHOUT_NO_BACKSLASH_ESCAPES));
       },
     }),
   });
