@@ -1,47 +1,30 @@
 /**
- * `WeaveClient`: the typed HTTP client of the Weave API (API.md). Uses the global `fetch`, writes
- * and reads bodies with @weave/json so numbers stay exact.
+ * `WeaveClient`: the typed HTTP client of the Weave API (API.md). Every method is one route
+ * contract of `@weave/sdk/protocol` (method, path, body and answer types); bodies are written
+ * and read with @weave/json so numbers stay exact. Uses the global `fetch`.
  *
  * @example
  * const client = new WeaveClient({ url: 'http://127.0.0.1:8420', namespace: 'dev', apiKey });
  * const { queue } = await client.createQueue({ name: 'emails', application: 'dev' });
  */
-import type { JsonInput } from '@weave/json';
+import { callRoute } from './call-route.js';
+import type { CallArgs } from './call-route.js';
 import type { Plain } from './plain.js';
-import { send } from './transport.js';
-import type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
-import type {
-  Application,
-  BatchCompletionAnswer,
-  BatchCompletionRequest,
-  ClaimRequest,
-  ClaimedTask,
-  Completion,
-  Credential,
-  CreatedCredential,
-  CreateScheduleInput,
-  HeartbeatAnswer,
-  Page,
-  Queue,
-  ReviewRequest,
-  Schedule,
-  SubmitTaskInput,
-  Task,
-  TaskEvent,
-  TaskReceipt,
-  TaskStatus,
-} from './types.js';
+import type { BodyOf, QueryOf, RouteContract } from './protocol/index.js';
+import { admin, schedules, tasks, workers } from './protocol/index.js';
 import { ResultsClient } from './results.js';
+import { send } from './transport.js';
+import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
+import type { Completion } from './types.js';
 
 export type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
 
 export class WeaveClient {
   readonly #options: ClientOptions;
   readonly #fetch: typeof fetch;
+  readonly #request: Requester = (method, path, options) => this.request(method, path, options);
   /** Orbit result streams and subscriptions, with `subscribe()` (docs/results.md). */
-  readonly results: ResultsClient = new ResultsClient((method, path, options) =>
-    this.request(method, path, options),
-  );
+  readonly results: ResultsClient = new ResultsClient(this.#request);
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };
@@ -58,127 +41,108 @@ export class WeaveClient {
     return send(this.#options, this.#fetch, method, path, options);
   }
 
-  createApplication(
-    input: { name: string; quota?: { max_active_tasks: number } },
-    idempotencyKey?: string,
-  ) {
-    return this.request<{ application: Application }>(
-      'POST',
-      '/applications',
-      withKey({ body: input }, idempotencyKey),
-    );
+  #call<C extends RouteContract>(contract: C, args: CallArgs<C> = {}) {
+    return callRoute(this.#request, contract, args);
   }
 
+  /** @example await client.createApplication({ name: 'shop', quota: { max_active_tasks: 1000 } }); */
+  createApplication(input: BodyOf<typeof admin.createApplication>, idempotencyKey?: string) {
+    return this.#call(admin.createApplication, { body: input, idempotencyKey });
+  }
+
+  /** @example const { application } = await client.getApplication('shop'); */
   getApplication(name: string) {
-    return this.request<{ application: Application }>(
-      'GET',
-      `/applications/${encodeURIComponent(name)}`,
-    );
+    return this.#call(admin.getApplication, { params: { application: name } });
   }
 
-  updateApplication(
-    name: string,
-    patch: { quota?: { max_active_tasks: number }; disabled?: boolean },
-  ) {
-    return this.request<{ application: Application }>(
-      'PATCH',
-      `/applications/${encodeURIComponent(name)}`,
-      { body: patch },
-    );
+  /** @example await client.updateApplication('shop', { disabled: true }); */
+  updateApplication(name: string, patch: BodyOf<typeof admin.updateApplication>) {
+    return this.#call(admin.updateApplication, { params: { application: name }, body: patch });
   }
 
-  createQueue(
-    input: { name: string; application: string; capacity?: number },
-    idempotencyKey?: string,
-  ) {
-    return this.request<{ queue: Queue }>(
-      'POST',
-      '/queues',
-      withKey({ body: input }, idempotencyKey),
-    );
+  /** @example await client.createQueue({ name: 'emails', application: 'shop' }); */
+  createQueue(input: BodyOf<typeof admin.createQueue>, idempotencyKey?: string) {
+    return this.#call(admin.createQueue, { body: input, idempotencyKey });
   }
 
+  /** With the queue's tasks counted by status. @example (await client.getQueue('emails')).queue.counts */
   getQueue(name: string) {
-    return this.request<{ queue: Queue }>('GET', `/queues/${encodeURIComponent(name)}`);
+    return this.#call(admin.getQueue, { params: { queue: name } });
   }
 
-  listQueues(page: { page_size?: number; page_token?: string } = {}) {
-    return this.request<Page<Queue>>('GET', '/queues', { query: page });
+  /** @example const { items, next_page_token } = await client.listQueues({ page_size: 100 }); */
+  listQueues(page: QueryOf<typeof admin.listQueues> = {}) {
+    return this.#call(admin.listQueues, { query: page });
   }
 
-  updateQueue(name: string, patch: { capacity?: number; paused?: boolean }) {
-    return this.request<{ queue: Queue }>('PATCH', `/queues/${encodeURIComponent(name)}`, {
-      body: patch,
-    });
+  /** @example await client.updateQueue('emails', { capacity: 5000 }); */
+  updateQueue(name: string, patch: BodyOf<typeof admin.updateQueue>) {
+    return this.#call(admin.updateQueue, { params: { queue: name }, body: patch });
   }
 
-  pauseQueue(name: string) {
-    return this.request<{ queue: Queue }>('POST', `/queues/${encodeURIComponent(name)}/pause`);
+  /** No claims or starts until resumed; submissions are still accepted. @example await client.pauseQueue('emails'); */
+  pauseQueue(name: string, idempotencyKey?: string) {
+    return this.#call(admin.pauseQueue, { params: { queue: name }, idempotencyKey });
   }
 
-  resumeQueue(name: string) {
-    return this.request<{ queue: Queue }>('POST', `/queues/${encodeURIComponent(name)}/resume`);
+  /** @example await client.resumeQueue('emails'); */
+  resumeQueue(name: string, idempotencyKey?: string) {
+    return this.#call(admin.resumeQueue, { params: { queue: name }, idempotencyKey });
   }
 
-  createCredential(
-    input: { name: string; scopes: string[]; queues?: string[]; expires_at?: string },
-    idempotencyKey?: string,
-  ) {
-    return this.request<CreatedCredential>(
-      'POST',
-      '/credentials',
-      withKey({ body: input }, idempotencyKey),
-    );
+  /**
+   * The key is in this answer only (never in an idempotent replay).
+   *
+   * @example
+   * const { key } = await client.createCredential({ name: 'worker', scopes: ['tasks:work'] });
+   */
+  createCredential(input: BodyOf<typeof admin.createCredential>, idempotencyKey?: string) {
+    return this.#call(admin.createCredential, { body: input, idempotencyKey });
   }
 
+  /** @example const { items } = await client.listCredentials(); */
   listCredentials() {
-    return this.request<{ items: Credential[] }>('GET', '/credentials');
+    return this.#call(admin.listCredentials);
   }
 
-  revokeCredential(id: string) {
-    return this.request<{ credential: Credential }>(
-      'DELETE',
-      `/credentials/${encodeURIComponent(id)}`,
-    );
+  /** @example await client.revokeCredential('7'); */
+  revokeCredential(id: string, idempotencyKey?: string) {
+    return this.#call(admin.revokeCredential, { params: { id }, idempotencyKey });
   }
+
   /**
    * Submit a task. With an idempotency key a retry (say after 429 `quota_exceeded`) is safe.
    *
    * @example
    * const { task } = await client.submitTask('emails', { input: { to: 'a@b.c' } }, 'order-42');
    */
-  submitTask(queue: string, input: SubmitTaskInput, idempotencyKey?: string) {
-    return this.request<{ task: Task }>(
-      'POST',
-      `/queues/${encodeURIComponent(queue)}/tasks`,
-      withKey({ body: { ...input } }, idempotencyKey),
-    );
+  submitTask(queue: string, input: BodyOf<typeof tasks.submitTask>, idempotencyKey?: string) {
+    return this.#call(tasks.submitTask, { params: { queue }, body: input, idempotencyKey });
   }
 
   /** @example const { task } = await client.getTask('42'); */
   getTask(id: string) {
-    return this.request<{ task: Task }>('GET', `/tasks/${encodeURIComponent(id)}`);
+    return this.#call(tasks.getTask, { params: { task: id } });
   }
 
   /** @example await client.listTasks({ queue: 'emails', status: 'FAILED' }); */
-  listTasks(
-    filter: { queue?: string; status?: TaskStatus; page_size?: number; page_token?: string } = {},
-  ) {
-    return this.request<Page<Task>>('GET', '/tasks', { query: filter });
+  listTasks(filter: QueryOf<typeof tasks.listTasks> = {}) {
+    return this.#call(tasks.listTasks, { query: filter });
   }
 
   /** The raw status events of a task, one per revision. @example await client.listTaskEvents('42'); */
   listTaskEvents(id: string) {
-    return this.request<{ items: TaskEvent[] }>('GET', `/tasks/${encodeURIComponent(id)}/events`);
+    return this.#call(tasks.listTaskEvents, { params: { task: id } });
+  }
+
+  /** Where the task came from: submit, a schedule slot, or its workflow owner. @example await client.getTaskSource('42'); */
+  getTaskSource(id: string) {
+    return this.#call(tasks.getTaskSource, { params: { task: id } });
   }
 
   /** Pending tasks cancel at once; running ones on their next heartbeat. @example await client.cancelTask('42'); */
   cancelTask(id: string, idempotencyKey?: string) {
-    return this.request<TaskReceipt>(
-      'POST',
-      `/tasks/${encodeURIComponent(id)}/cancel`,
-      withKey({}, idempotencyKey),
-    );
+    return this.#call(tasks.cancelTask, { params: { task: id }, idempotencyKey });
   }
 
   /**
@@ -187,12 +151,8 @@ export class WeaveClient {
    * @example
    * await client.reviewTask('42', { action: 'succeed', output: { sent: true }, reason: 'checked the mail log' });
    */
-  reviewTask(id: string, review: ReviewRequest, idempotencyKey?: string) {
-    return this.request<TaskReceipt>(
-      'POST',
-      `/tasks/${encodeURIComponent(id)}/review`,
-      withKey({ body: { ...review } }, idempotencyKey),
-    );
+  reviewTask(id: string, review: BodyOf<typeof tasks.reviewTask>, idempotencyKey?: string) {
+    return this.#call(tasks.reviewTask, { params: { task: id }, body: review, idempotencyKey });
   }
 
   /**
@@ -202,12 +162,8 @@ export class WeaveClient {
    * @example
    * const { receipts, errors, tasks } = await client.completeMany('emails', { completions, claim: { worker_id: 'w1', max_tasks: 10 } });
    */
-  completeMany(queue: string, batch: BatchCompletionRequest) {
-    return this.request<BatchCompletionAnswer>(
-      'POST',
-      `/queues/${encodeURIComponent(queue)}/completions`,
-      { body: { ...batch } as JsonInput },
-    );
+  completeMany(queue: string, batch: BodyOf<typeof workers.completeMany>) {
+    return this.#call(workers.completeMany, { params: { queue }, body: batch });
   }
 
   /**
@@ -216,26 +172,20 @@ export class WeaveClient {
    * @example
    * const { tasks } = await client.claimTasks('emails', { worker_id: 'w1', max_tasks: 10, wait_ms: 20000 });
    */
-  claimTasks(queue: string, request: ClaimRequest, signal?: AbortSignal) {
-    return this.request<{ tasks: ClaimedTask[] }>(
-      'POST',
-      `/queues/${encodeURIComponent(queue)}/claims`,
-      { body: { ...request }, ...(signal === undefined ? {} : { signal }) },
-    );
+  claimTasks(queue: string, request: BodyOf<typeof workers.claimTasks>, signal?: AbortSignal) {
+    return this.#call(workers.claimTasks, { params: { queue }, body: request, signal });
   }
 
   /** Declare that side effects begin. @example await client.startAttempt(t.task_id, t.attempt_id, t.permit); */
   startAttempt(taskId: string, attemptId: string, permit: string) {
-    return this.request<TaskReceipt>('POST', `${attemptPath(taskId, attemptId)}/start`, {
-      body: { permit },
-    });
+    const params = { task: taskId, attempt: attemptId };
+    return this.#call(workers.startAttempt, { params, body: { permit } });
   }
 
   /** Extend the lease; says whether cancellation was requested. @example await client.heartbeat(t.task_id, t.attempt_id, t.permit); */
   heartbeat(taskId: string, attemptId: string, permit: string) {
-    return this.request<HeartbeatAnswer>('POST', `${attemptPath(taskId, attemptId)}/heartbeat`, {
-      body: { permit },
-    });
+    const params = { task: taskId, attempt: attemptId };
+    return this.#call(workers.heartbeatAttempt, { params, body: { permit } });
   }
 
   /**
@@ -246,9 +196,8 @@ export class WeaveClient {
    * await client.completeAttempt(t.task_id, t.attempt_id, t.permit, { outcome: 'succeeded', result: { ok: true } });
    */
   completeAttempt(taskId: string, attemptId: string, permit: string, completion: Completion) {
-    return this.request<TaskReceipt>('POST', `${attemptPath(taskId, attemptId)}/complete`, {
-      body: { permit, ...completion } as JsonInput,
-    });
+    const params = { task: taskId, attempt: attemptId };
+    return this.#call(workers.completeAttempt, { params, body: { permit, ...completion } });
   }
 
   /**
@@ -257,51 +206,32 @@ export class WeaveClient {
    * @example
    * await client.createSchedule({ name: 'nightly', queue: 'reports', cron: '0 2 * * *', timezone: 'Europe/Berlin', task: { input: {} } });
    */
-  createSchedule(input: CreateScheduleInput, idempotencyKey?: string) {
-    return this.request<{ schedule: Schedule }>(
-      'POST',
-      '/schedules',
-      withKey({ body: { ...input } }, idempotencyKey),
-    );
+  createSchedule(input: BodyOf<typeof schedules.createSchedule>, idempotencyKey?: string) {
+    return this.#call(schedules.createSchedule, { body: input, idempotencyKey });
   }
 
   /** @example const { items } = await client.listSchedules(); */
-  listSchedules(page: { page_size?: number; page_token?: string } = {}) {
-    return this.request<Page<Schedule>>('GET', '/schedules', { query: page });
+  listSchedules(page: QueryOf<typeof schedules.listSchedules> = {}) {
+    return this.#call(schedules.listSchedules, { query: page });
   }
 
   /** @example const { schedule } = await client.getSchedule('nightly'); */
   getSchedule(name: string) {
-    return this.request<{ schedule: Schedule }>('GET', schedulePath(name));
+    return this.#call(schedules.getSchedule, { params: { schedule: name } });
   }
 
   /** No firings until resumed. @example await client.pauseSchedule('nightly'); */
   pauseSchedule(name: string, idempotencyKey?: string) {
-    const options = withKey({}, idempotencyKey);
-    return this.request<{ schedule: Schedule }>('POST', `${schedulePath(name)}/pause`, options);
+    return this.#call(schedules.pauseSchedule, { params: { schedule: name }, idempotencyKey });
   }
 
   /** Resumes from the first slot after now. @example await client.resumeSchedule('nightly'); */
   resumeSchedule(name: string, idempotencyKey?: string) {
-    const options = withKey({}, idempotencyKey);
-    return this.request<{ schedule: Schedule }>('POST', `${schedulePath(name)}/resume`, options);
+    return this.#call(schedules.resumeSchedule, { params: { schedule: name }, idempotencyKey });
   }
 
   /** @example await client.deleteSchedule('nightly'); */
   deleteSchedule(name: string, idempotencyKey?: string) {
-    const options = withKey({}, idempotencyKey);
-    return this.request<{ schedule: Schedule }>('DELETE', schedulePath(name), options);
+    return this.#call(schedules.deleteSchedule, { params: { schedule: name }, idempotencyKey });
   }
-}
-
-function schedulePath(name: string): string {
-  return `/schedules/${encodeURIComponent(name)}`;
-}
-
-function attemptPath(taskId: string, attemptId: string): string {
-  return `/tasks/${encodeURIComponent(taskId)}/attempts/${encodeURIComponent(attemptId)}`;
-}
-
-function withKey(options: RequestOptions, idempotencyKey: string | undefined): RequestOptions {
-  return idempotencyKey === undefined ? options : { ...options, idempotencyKey };
 }

@@ -10,16 +10,7 @@ export { WeaveClient } from './client.js';
 export type { ClientOptions, RawResponse, RequestOptions } from './client.js';
 export { WeaveApiError, isWeaveApiError } from './api-error.js';
 export { ResultsClient } from './results.js';
-export type {
-  CreateStreamInput,
-  CreateSubscriptionInput,
-  EventPage,
-  ReadOptions,
-  ResultEvent,
-  Stream,
-  SubscribeOptions,
-  Subscription,
-} from './results.js';
+export type { ReadOptions, SubscribeOptions } from './results.js';
 export { Worker } from './worker.js';
 export type { TaskContext, TaskHandler, WorkerOptions } from './worker.js';
 export { NonRetryableError } from './worker-errors.js';
@@ -37,18 +28,28 @@ export type {
   Credential,
   CreatedCredential,
   CreateScheduleInput,
+  CreateStreamInput,
+  CreateSubscriptionInput,
+  Delivery,
+  EventPage,
   HeartbeatAnswer,
   Page,
   Queue,
+  QueueWithCounts,
+  ResultEvent,
   RetryPolicy,
+  RetryPolicyInput,
   ReviewRequest,
   Schedule,
   ScheduledTaskInput,
+  Stream,
   SubmitTaskInput,
+  Subscription,
   Task,
   TaskEvent,
   TaskReceipt,
+  TaskSource,
   TaskStatus,
 } from './types.js';
-export { ERROR_STATUS, SCOPES } from './protocol/index.js';
+export { ERROR_STATUS, SCOPES, TASK_STATUSES } from './protocol/index.js';
 export type { ErrorCode, Scope } from './protocol/index.js';

@@ -7,79 +7,12 @@
  *   await record(event); // acked once this returns and the iterator asks for more
  * }
  */
-import type { Plain } from './plain.js';
-import type { RequestOptions } from './client.js';
-
-/** One outcome on a stream, frozen when it was appended (payload numbers stay exact). */
-export interface ResultEvent {
-  /** Position in the stream: decimal string, 1, 2, 3 … with no gaps. */
-  readonly seq: string;
-  /** `task.succeeded`, `task.failed`, `task.cancelled`, `task.needs_review` (later `instance.*`). */
-  readonly type: string;
-  readonly at: string;
-  readonly task_id?: string;
-  readonly instance_id?: string;
-  readonly attempt_id?: string;
-  readonly revision: string;
-  readonly status: string;
-  readonly trace_key?: string;
-  readonly result?: Plain;
-  readonly error?: { readonly code: string; readonly message: string };
-}
-
-export interface EventPage {
-  readonly events: readonly ResultEvent[];
-  /** The cursor for the next read. */
-  readonly next_after: string;
-}
-
-export interface Stream {
-  readonly name: string;
-  readonly id: string;
-  readonly application: string;
-  readonly default: boolean;
-  readonly head_seq: string;
-  readonly earliest_seq: string;
-  readonly retention: { readonly max_age: string | null; readonly max_events: string | null };
-  readonly revision: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-}
-
-export interface Subscription {
-  readonly id: string;
-  readonly name: string;
-  readonly stream: string;
-  readonly acked_seq: string;
-  readonly state: 'ACTIVE' | 'FAILING';
-  readonly webhook?: {
-    readonly url: string;
-    readonly state: 'ACTIVE' | 'FAILING';
-    readonly consecutive_failures: number;
-    readonly next_attempt_at: string;
-    readonly failing_since: string | null;
-    readonly last_error: string | null;
-    readonly previous_secret_valid_until: string | null;
-  };
-  readonly revision: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-}
-
-export interface CreateStreamInput {
-  readonly name: string;
-  readonly application: string;
-  /** Default `{max_age: "P7D"}`; `{}` keeps events forever. */
-  readonly retention?: { readonly max_age?: string; readonly max_events?: number };
-}
-
-export interface CreateSubscriptionInput {
-  readonly name: string;
-  /** Where reading starts: the earliest retained event (default) or after the current head. */
-  readonly start?: 'earliest' | 'latest';
-  /** Push the events to this URL instead of being read (needs an admin key). */
-  readonly webhook?: { readonly url: string };
-}
+import { callRoute } from './call-route.js';
+import type { CallArgs } from './call-route.js';
+import type { BodyOf, QueryOf, RouteContract } from './protocol/index.js';
+import { orbit } from './protocol/index.js';
+import type { Requester } from './transport.js';
+import type { EventPage, ResultEvent } from './types.js';
 
 export interface ReadOptions {
   readonly limit?: number;
@@ -97,8 +30,6 @@ export interface SubscribeOptions {
   readonly signal?: AbortSignal;
 }
 
-type Requester = <T>(method: string, path: string, options?: RequestOptions) => Promise<T>;
-
 export class ResultsClient {
   readonly #request: Requester;
 
@@ -106,61 +37,103 @@ export class ResultsClient {
     this.#request = request;
   }
 
-  createStream(input: CreateStreamInput, idempotencyKey?: string) {
-    return this.#request<{ stream: Stream }>('POST', '/streams', {
-      body: input as never,
-      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-    });
+  #call<C extends RouteContract>(contract: C, args: CallArgs<C> = {}) {
+    return callRoute(this.#request, contract, args);
   }
 
-  listStreams(page: { page_size?: number; page_token?: string } = {}) {
-    return this.#request<{ items: Stream[]; next_page_token?: string }>('GET', '/streams', {
-      query: page,
-    });
+  /** Scope admin. @example await client.results.createStream({ name: 'billing', application: 'shop' }); */
+  createStream(input: BodyOf<typeof orbit.createStream>, idempotencyKey?: string) {
+    return this.#call(orbit.createStream, { body: input, idempotencyKey });
   }
 
+  /** @example const { items } = await client.results.listStreams(); */
+  listStreams(page: QueryOf<typeof orbit.listStreams> = {}) {
+    return this.#call(orbit.listStreams, { query: page });
+  }
+
+  /** Head and earliest retained seq. @example const { stream } = await client.results.getStream('billing'); */
   getStream(name: string) {
-    return this.#request<{ stream: Stream }>('GET', `/streams/${encodeURIComponent(name)}`);
+    return this.#call(orbit.getStream, { params: { stream: name } });
   }
 
-  /** Events after `after` (default: from the earliest retained). 410 `cursor_expired` if gone. */
+  /**
+   * Events after `after` (default: from the earliest retained). 410 `cursor_expired` if gone.
+   *
+   * @example
+   * const page = await client.results.readStream('billing', { after: '0', waitMs: 20000 });
+   */
   readStream(name: string, options: ReadOptions & { readonly after?: string } = {}) {
-    return this.#request<EventPage>('GET', `/streams/${encodeURIComponent(name)}/events`, {
-      query: { after: options.after, limit: options.limit, wait_ms: options.waitMs },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    return this.#call(orbit.readStream, {
+      params: { stream: name },
+      query: readQuery(options, options.after),
+      signal: options.signal,
     });
   }
 
-  /** The secret of a webhook subscription is in this answer only (and after rotate-secret). */
-  createSubscription(stream: string, input: CreateSubscriptionInput, idempotencyKey?: string) {
-    return this.#request<{ subscription: Subscription; secret?: string }>(
-      'POST',
-      `/streams/${encodeURIComponent(stream)}/subscriptions`,
-      { body: input as never, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) },
-    );
+  /**
+   * The secret of a webhook subscription is in this answer only (and after rotate-secret).
+   *
+   * @example
+   * const { subscription } = await client.results.createSubscription('billing', { name: 'invoicing' });
+   */
+  createSubscription(
+    stream: string,
+    input: BodyOf<typeof orbit.createSubscription>,
+    idempotencyKey?: string,
+  ) {
+    const params = { stream };
+    return this.#call(orbit.createSubscription, { params, body: input, idempotencyKey });
   }
 
+  /** @example const { items } = await client.results.listSubscriptions('billing'); */
+  listSubscriptions(stream: string, page: QueryOf<typeof orbit.listSubscriptions> = {}) {
+    return this.#call(orbit.listSubscriptions, { params: { stream }, query: page });
+  }
+
+  /** @example const { subscription } = await client.results.getSubscription(id); */
   getSubscription(id: string) {
-    return this.#request<{ subscription: Subscription }>('GET', `/subscriptions/${id}`);
+    return this.#call(orbit.getSubscription, { params: { subscription: id } });
   }
 
-  /** Events after the subscription's cursor; nothing moves until `ack`. */
+  /** Events after the subscription's cursor; nothing moves until `ack`. @example await client.results.readSubscription(id, { waitMs: 20000 }); */
   readSubscription(id: string, options: ReadOptions = {}) {
-    return this.#request<EventPage>('GET', `/subscriptions/${id}/events`, {
-      query: { limit: options.limit, wait_ms: options.waitMs },
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    return this.#call(orbit.readSubscription, {
+      params: { subscription: id },
+      query: readQuery(options, undefined),
+      signal: options.signal,
     });
   }
 
-  /** Moves the cursor to `seq`; an older seq changes nothing. */
+  /** Moves the cursor to `seq`; an older seq changes nothing. @example await client.results.ack(id, event.seq); */
   ack(id: string, seq: string) {
-    return this.#request<{ subscription: Subscription }>('POST', `/subscriptions/${id}/ack`, {
-      body: { seq },
-    });
+    return this.#call(orbit.ackSubscription, { params: { subscription: id }, body: { seq } });
   }
 
+  /** @example await client.results.deleteSubscription(id); */
   deleteSubscription(id: string) {
-    return this.#request<{ subscription: Subscription }>('DELETE', `/subscriptions/${id}`);
+    return this.#call(orbit.deleteSubscription, { params: { subscription: id } });
+  }
+
+  /** A FAILING webhook delivers again from its cursor (scope admin). @example await client.results.resumeSubscription(id); */
+  resumeSubscription(id: string, idempotencyKey?: string) {
+    return this.#call(orbit.resumeSubscription, { params: { subscription: id }, idempotencyKey });
+  }
+
+  /**
+   * A new webhook signing secret, shown once; the previous one keeps signing for the grace
+   * period (default PT24H). Scope admin.
+   *
+   * @example
+   * const { secret } = await client.results.rotateSecret(id, { grace_period: 'PT1H' });
+   */
+  rotateSecret(id: string, input: BodyOf<typeof orbit.rotateSecret> = {}, idempotencyKey?: string) {
+    const params = { subscription: id };
+    return this.#call(orbit.rotateSecret, { params, body: input, idempotencyKey });
+  }
+
+  /** Webhook delivery attempts, newest first. @example const { items } = await client.results.listDeliveries(id); */
+  listDeliveries(id: string, page: QueryOf<typeof orbit.listDeliveries> = {}) {
+    return this.#call(orbit.listDeliveries, { params: { subscription: id }, query: page });
   }
 
   /**
@@ -206,4 +179,12 @@ export class ResultsClient {
       await flush();
     }
   }
+}
+
+function readQuery(options: ReadOptions, after: string | undefined) {
+  return {
+    ...(after === undefined ? {} : { after }),
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+    ...(options.waitMs === undefined ? {} : { wait_ms: options.waitMs }),
+  };
 }

@@ -25,6 +25,9 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** One call below `/v1/namespaces/{ns}`, as the client and its parts make it. */
+export type Requester = <T>(method: string, path: string, options?: RequestOptions) => Promise<T>;
+
 export interface RawResponse {
   readonly status: number;
   readonly headers: Headers;

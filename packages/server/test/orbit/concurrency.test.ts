@@ -94,7 +94,7 @@ forEachDialect((dialect) => {
                   client.completeAttempt(c.task_id, c.attempt_id, c.permit, {
                     outcome: 'succeeded',
                     result: { by: n },
-                  } as never),
+                  }),
                 ),
               );
             } else {
@@ -106,7 +106,7 @@ forEachDialect((dialect) => {
                   outcome: 'succeeded',
                   result: { by: n },
                 })),
-              } as never);
+              });
             }
           }
         };

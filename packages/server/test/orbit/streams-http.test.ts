@@ -38,7 +38,7 @@ forEachDialect((dialect) => {
       await client.completeAttempt(claimed.task_id, claimed.attempt_id, claimed.permit, {
         outcome: 'succeeded',
         result,
-      } as never);
+      });
       return task.id;
     }
 
@@ -101,13 +101,13 @@ forEachDialect((dialect) => {
       const other = await t.keyWith('ns', ['admin'], { application: 'other', queues: ['q2'] });
       const otherClient = t.clientFor('ns', other);
       await assert.rejects(
-        otherClient.submitTask('q2', { input: {}, result_stream: 'billing' } as never),
+        otherClient.submitTask('q2', { input: {}, result_stream: 'billing' }),
         (e: { status: number; code: string; details: { path: string } }) =>
           e.status === 403 &&
           e.code === 'permission_denied' &&
           e.details.path === '$.result_stream',
       );
-      await assert.rejects(client.submitTask('q1', { input: {}, result_stream: 'nope' } as never), {
+      await assert.rejects(client.submitTask('q1', { input: {}, result_stream: 'nope' }), {
         code: 'not_found',
       });
       const ids: string[] = [];

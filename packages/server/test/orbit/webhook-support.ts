@@ -89,12 +89,14 @@ export async function completeTasks(t: TestServer, count: number, tag: string): 
   while (left > 0) {
     const { tasks } = await t.admin.claimTasks('q1', { worker_id: `w-${tag}`, max_tasks: left });
     for (const [i, claimed] of tasks.entries()) {
-      await t.admin.completeAttempt(claimed.task_id, claimed.attempt_id, claimed.permit, {
-        outcome: i % 4 === 3 ? 'failed' : 'succeeded',
-        ...(i % 4 === 3
-          ? { error: { code: 'declined', message: 'no', retryable: false } }
-          : { result: { tag, n: i } }),
-      } as never);
+      await t.admin.completeAttempt(
+        claimed.task_id,
+        claimed.attempt_id,
+        claimed.permit,
+        i % 4 === 3
+          ? { outcome: 'failed', error: { code: 'declined', message: 'no', retryable: false } }
+          : { outcome: 'succeeded', result: { tag, n: i } },
+      );
     }
     left -= tasks.length;
   }
