@@ -21,7 +21,7 @@ export type {
   Subscription,
 } from './results.js';
 export { Worker } from './worker.js';
-export type { TaskContext, TaskHandler, WorkerOptions } from './worker.js';
+export type { StopSignal, TaskContext, TaskHandler, WorkerOptions } from './worker.js';
 export { NonRetryableError } from './worker-errors.js';
 export { WebhookSignatureError, verifyWebhookSignature } from './webhook-signature.js';
 export type { VerifyWebhookOptions, WebhookSignatureErrorCode } from './webhook-signature.js';
