@@ -163,6 +163,8 @@ function consumerTsconfig(resolution: 'node16' | 'bundler', file: string): strin
       strict: true,
       noEmit: true,
       skipLibCheck: false,
+      // lib.*.d.ts are TypeScript's own: checking them costs seconds and tests nothing of ours.
+      skipDefaultLibCheck: true,
       target: 'es2022',
       lib: ['es2022', 'dom'],
       module: resolution === 'node16' ? 'node16' : 'esnext',
