@@ -12,7 +12,7 @@ export { WeaveApiError, isWeaveApiError } from './api-error.js';
 export { ResultsClient } from './results.js';
 export type { ReadOptions, SubscribeOptions } from './results.js';
 export { Worker } from './worker.js';
-export type { TaskContext, TaskHandler, WorkerOptions } from './worker.js';
+export type { StopSignal, TaskContext, TaskHandler, WorkerOptions } from './worker.js';
 export { NonRetryableError } from './worker-errors.js';
 export { WebhookSignatureError, verifyWebhookSignature } from './webhook-signature.js';
 export type { VerifyWebhookOptions, WebhookSignatureErrorCode } from './webhook-signature.js';

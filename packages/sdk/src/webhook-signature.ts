@@ -2,9 +2,12 @@
  * Verifying a Weave webhook (docs/webhooks.md): `Weave-Signature: v1=<hex>` is
  * HMAC-SHA256(secret, `${Weave-Timestamp}.${raw body}`), keyed with the secret exactly as shown
  * (UTF-8, `whsec_` prefix included). During a rotation the header carries two `v1=` values; any
- * one made with a secret you hold is enough. Uses `node:crypto` (Node 20).
+ * one made with a secret you hold is enough.
+ *
+ * Uses Web Crypto (`globalThis.crypto.subtle`), not `node:crypto`, so the SDK's entry point loads
+ * unchanged in Node ≥20, Deno, Bun, edge runtimes and browsers. Web Crypto is asynchronous, hence
+ * the function returns a promise. `subtle.verify` compares the MAC in constant time.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Why a webhook was refused: branch on `code`, never on the message. */
 export type WebhookSignatureErrorCode =
@@ -49,32 +52,66 @@ function single(value: HeaderValue): string | undefined {
   return typeof value === 'string' ? value : value.join(',');
 }
 
-function expectedSignature(secret: string, timestamp: string, body: string | Uint8Array): Buffer {
-  const hmac = createHmac('sha256', secret).update(`${timestamp}.`, 'utf8');
-  if (typeof body === 'string') {
-    hmac.update(body, 'utf8');
-  } else {
-    hmac.update(body);
+const encoder = new TextEncoder();
+
+/** The signed bytes: `${timestamp}.` followed by the raw body, in a fresh ArrayBuffer. */
+function signedBytes(timestamp: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
+  const prefix = encoder.encode(`${timestamp}.`);
+  const rest = typeof body === 'string' ? encoder.encode(body) : body;
+  const bytes = new Uint8Array(prefix.length + rest.length);
+  bytes.set(prefix, 0);
+  bytes.set(rest, prefix.length);
+  return bytes;
+}
+
+/** The `v1=` signatures of a `Weave-Signature` header as bytes; other schemes are ignored. */
+function givenSignatures(header: string): Uint8Array<ArrayBuffer>[] {
+  return header
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.startsWith('v1='))
+    .map((part) => part.slice(3))
+    .filter((hex) => /^[0-9a-f]{64}$/.test(hex))
+    .map(hexBytes);
+}
+
+/** A lowercase 64-digit hex text (checked by the caller) → its 32 bytes. */
+function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) {
+    bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   }
-  return hmac.digest();
+  return bytes;
+}
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  return globalThis.crypto.subtle.importKey(
+    'raw',
+    encoder.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
 }
 
 /**
- * Checks a webhook request and returns its timestamp (Unix seconds); throws
+ * Checks a webhook request and resolves to its timestamp (Unix seconds); rejects with
  * `WebhookSignatureError` (with `code`) when it is not authentic or too old. Comparisons are
  * constant-time.
  *
  * @example
  * import { verifyWebhookSignature } from '@weave/sdk';
  * // inside a node:http handler, after reading the raw body into `raw`:
- * verifyWebhookSignature({
+ * await verifyWebhookSignature({
  *   secret: process.env.WEAVE_WEBHOOK_SECRET!,
  *   timestamp: req.headers['weave-timestamp'],
  *   signature: req.headers['weave-signature'],
  *   body: raw,
  * });
  */
-export function verifyWebhookSignature(options: VerifyWebhookOptions): { timestamp: number } {
+export async function verifyWebhookSignature(
+  options: VerifyWebhookOptions,
+): Promise<{ timestamp: number }> {
   const secrets = [
     ...(options.secret === undefined ? [] : [options.secret]),
     ...(options.secrets ?? []),
@@ -105,22 +142,14 @@ export function verifyWebhookSignature(options: VerifyWebhookOptions): { timesta
       `Weave-Timestamp ${timestamp} is more than ${tolerance} s away from now`,
     );
   }
-  const given = header
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.startsWith('v1='))
-    .map((part) => part.slice(3))
-    .filter((hex) => /^[0-9a-f]{64}$/.test(hex))
-    .map((hex) => Buffer.from(hex, 'hex'));
-  const expected = secrets.map((s) => expectedSignature(s, timestampText, options.body));
-  // Every pair is compared (no early exit), so timing says nothing about which one matched.
-  let matched = false;
-  for (const e of expected) {
-    for (const g of given) {
-      matched = timingSafeEqual(e, g) || matched;
-    }
-  }
-  if (!matched) {
+  const given = givenSignatures(header);
+  const data = signedBytes(timestampText, options.body);
+  const keys = await Promise.all(secrets.map(hmacKey));
+  // Every pair is checked (no early exit), so timing says nothing about which one matched.
+  const checks = keys.flatMap((key) =>
+    given.map((signature) => globalThis.crypto.subtle.verify('HMAC', key, signature, data)),
+  );
+  if (!(await Promise.all(checks)).includes(true)) {
     throw new WebhookSignatureError(
       'no_matching_signature',
       'no v1 signature in Weave-Signature matches the secret (wrong secret, or a body changed in transit)',

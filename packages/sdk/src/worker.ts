@@ -34,6 +34,14 @@ export interface TaskContext {
   readonly signal: AbortSignal;
 }
 
+/** The signals `Worker.stopOnSignals` can listen to (those a process manager sends to stop). */
+export type StopSignal = 'SIGTERM' | 'SIGINT' | 'SIGHUP' | 'SIGQUIT' | 'SIGBREAK' | 'SIGUSR2';
+
+/** The part of Node's `process` that `stopOnSignals` uses. */
+interface SignalHost {
+  readonly once?: (signal: string, listener: () => void) => unknown;
+}
+
 /** Returns the task's result (any JSON value); throws to fail it (see NonRetryableError). */
 export type TaskHandler = (input: unknown, ctx: TaskContext) => Promise<unknown>;
 
@@ -118,10 +126,20 @@ export class Worker {
     }
   }
 
-  /** Graceful shutdown on SIGTERM and SIGINT (Node only). */
-  stopOnSignals(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): void {
+  /**
+   * Graceful shutdown on SIGTERM and SIGINT where the runtime has a Node-style `process` (Node,
+   * Bun, Deno's Node compatibility); elsewhere (a browser) it does nothing.
+   *
+   * @example
+   * worker.start();
+   * worker.stopOnSignals(['SIGTERM']);
+   */
+  stopOnSignals(signals: readonly StopSignal[] = ['SIGTERM', 'SIGINT']): void {
+    // Read through globalThis and typed here: the SDK is compiled without Node's types and
+    // must load where there is no `process` at all.
+    const host = (globalThis as { process?: SignalHost }).process;
     for (const signal of signals) {
-      process.once(signal, () => {
+      host?.once?.(signal, () => {
         this.stop().catch((e: unknown) => this.#options.onError?.(e));
       });
     }

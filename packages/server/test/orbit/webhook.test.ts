@@ -37,9 +37,9 @@ const SETTINGS = {
   failAfterMs: 600_000,
 };
 
-function assertSigned(requests: readonly ReceivedRequest[], secret: string): void {
+async function assertSigned(requests: readonly ReceivedRequest[], secret: string): Promise<void> {
   for (const r of requests) {
-    const { timestamp } = verifyWebhookSignature({
+    const { timestamp } = await verifyWebhookSignature({
       secret,
       timestamp: r.timestamp,
       signature: r.signature,
@@ -110,7 +110,7 @@ async function acceptance(dialect: 'sqlite' | 'mysql'): Promise<void> {
     });
 
     const requests = receiver.requests;
-    assertSigned(requests, secret);
+    await assertSigned(requests, secret);
     assert.equal(receiver.maxConcurrent(), 1, 'one batch in flight per subscription');
     const firstOk = requests.findIndex((r) => r.answer === 200);
     assert.ok(requests.slice(0, firstOk).every((r) => r.answer === 500 || r.answer === 'drop'));
@@ -222,7 +222,7 @@ async function failingThenResume(dialect: 'sqlite' | 'mysql'): Promise<void> {
       after.flatMap((r) => r.seqs),
       ['1', '2', '3', '4', '5'],
     );
-    assertSigned(receiver.requests, secret);
+    await assertSigned(receiver.requests, secret);
     const view = await getWebhook(t, id);
     assert.deepEqual([view.state, view.webhook.consecutive_failures], ['ACTIVE', 0]);
     const [newest] = await listAllDeliveries(t, id);
