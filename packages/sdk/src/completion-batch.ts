@@ -144,9 +144,7 @@ export class CompletionBatch {
           code,
           status: statusOf(code),
           message,
-          ...(typeof details === 'object' && details !== null
-            ? { details: details as Record<string, unknown> }
-            : {}),
+          ...(typeof details === 'object' && details !== null ? { details: details } : {}),
         }),
       );
     }

@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildHttpApp } from './http/app.js';
+import type { Route } from './http/route.js';
 import type { Database } from './store/database.js';
 import { openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -18,6 +19,8 @@ import { toDeliverySettings } from './orbit/webhook-settings.js';
 import { parseAllowList } from './orbit/webhook-targets.js';
 
 export interface ServerOptions {
+  /** The route table (default: every route of the API); tests wrap it to check answers. */
+  readonly routes?: readonly Route[];
   /** `mysql://…` or a SQLite path. */
   readonly db: string;
   readonly port?: number;
@@ -74,6 +77,7 @@ export class Server {
       const app = buildHttpApp({
         database,
         notifier,
+        ...(options.routes === undefined ? {} : { routes: options.routes }),
         ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
         ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
         ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),

@@ -246,7 +246,7 @@ export const readStream = defineRoute({
           attempt_id: '57',
           revision: '4',
           status: 'SUCCEEDED',
-          result: { sent: true, amount: 12345678901234567890 },
+          result: { sent: true, amount: { kind: 'number', text: '12345678901234567890' } },
         },
       ],
       next_after: '17',

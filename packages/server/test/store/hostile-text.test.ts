@@ -514,11 +514,11 @@ forEachDialect((dialect: DialectName) => {
         for (const h of sendable) {
           await assert.rejects(
             t.admin.submitTask('q1', { input: null }, h),
-            invalidAt('Idempotency-Key'),
+            invalidAt("$['Idempotency-Key']"),
           );
           await assert.rejects(
             t.admin.createCredential({ name: 'never', scopes: ['tasks:read'] }, h),
-            invalidAt('Idempotency-Key'),
+            invalidAt("$['Idempotency-Key']"),
           );
         }
       });

@@ -9,6 +9,7 @@ import { bootstrap } from '../../src/auth/bootstrap.js';
 import { Server } from '../../src/server.js';
 import type { ServerOptions } from '../../src/server.js';
 import type { DialectName } from '../../src/store/dialect.js';
+import { checkedRoutes } from './checked-routes.js';
 import { createEmptyDatabase } from './databases.js';
 import type { TestDatabase } from './databases.js';
 
@@ -47,6 +48,7 @@ export async function startTestServer(
     port: 0,
     logLevel: 'debug',
     logStream,
+    routes: checkedRoutes(),
     ...options,
   });
   const keyWith: TestServer['keyWith'] = async (namespace, scopes, extra = {}) =>
