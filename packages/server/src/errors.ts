@@ -59,3 +59,11 @@ export function invalidArgument(path: string, message: string): WeaveError {
 export function notFound(what: string, details: Record<string, unknown> = {}): WeaveError {
   return new WeaveError('not_found', `${what} not found`, { details });
 }
+
+/** A create whose name is taken, found by the existence check or by the unique index (`cause`). */
+export function alreadyExists(message: string, cause?: unknown): WeaveError {
+  return new WeaveError('already_exists', message, {
+    details: { path: '$.name' },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -2,7 +2,9 @@
  * Applications own queues and an application quota (max active tasks shared by all of its
  * queues). The quota row is what admission locks exclusively (seed 002 §1 step 1).
  */
-import { WeaveError, notFound } from '../errors.js';
+import { alreadyExists, notFound } from '../errors.js';
+import type { ExistenceCheckHooks } from '../store/unique-insert.js';
+import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
@@ -22,6 +24,7 @@ export interface Application {
 export interface ApplicationInput {
   readonly name: string;
   readonly maxActiveTasks: number;
+  readonly hooks?: ExistenceCheckHooks;
 }
 
 export async function createApplication(
@@ -30,15 +33,22 @@ export async function createApplication(
   input: ApplicationInput,
 ): Promise<Application> {
   checkName('$.name', input.name);
+  const taken = `application ${input.name} already exists`;
   if (await findApplication(tx, namespaceId, input.name)) {
-    throw new WeaveError('already_exists', `application ${input.name} already exists`, {
-      details: { path: '$.name' },
-    });
+    throw alreadyExists(taken);
   }
-  const inserted = await tx.db
-    .insertInto('applications')
-    .values({ namespace_id: namespaceId, name: input.name, created_at: tx.now, updated_at: tx.now })
-    .executeTakeFirstOrThrow();
+  await input.hooks?.afterExistenceCheck?.();
+  const insert = tx.db.insertInto('applications').values({
+    namespace_id: namespaceId,
+    name: input.name,
+    created_at: tx.now,
+    updated_at: tx.now,
+  });
+  const inserted = await insertUnique(
+    tx,
+    () => insert.executeTakeFirstOrThrow(),
+    (cause) => alreadyExists(taken, cause),
+  );
   const id = toId(inserted.insertId ?? 0n);
   await tx.db
     .insertInto('application_quotas')

@@ -7,7 +7,14 @@ import { join, resolve } from 'node:path';
 import { SCOPES } from '@weave/sdk/protocol';
 import { bootstrap } from '../auth/bootstrap.js';
 import { Server } from '../server.js';
-import { parseCommand, readHost, readPort, readWebhookAllow, untilSignal } from './options.js';
+import {
+  explainListenError,
+  parseCommand,
+  readHost,
+  readPort,
+  readWebhookAllow,
+  untilSignal,
+} from './options.js';
 
 const HELP = `usage: weave dev [--port N] [--host H] [--data DIR] [--json]
 
@@ -33,13 +40,16 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const dataDir = resolve(String(values.data ?? process.env.WEAVE_DATA ?? '.weave'));
+  const port = readPort(values.port as string | undefined, 8420);
   const server = await Server.start({
     db: join(dataDir, 'weave.sqlite'),
-    port: readPort(values.port as string | undefined, 8420),
+    port,
     host: readHost(values.host as string | undefined),
     logLevel: process.env.WEAVE_LOG_LEVEL ?? 'warn',
     logStream: process.stderr,
     webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
+  }).catch((e: unknown) => {
+    throw explainListenError(e, port);
   });
   const { key } = await bootstrap(server.database, {
     namespace: 'dev',

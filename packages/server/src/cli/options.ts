@@ -26,6 +26,28 @@ export function readPort(value: string | undefined, fallback: number): number {
   return port;
 }
 
+/**
+ * A listen error as the one-line reason a user can act on: the port is taken or privileged, so
+ * name it and the option that changes it. Anything else passes through unchanged.
+ */
+export function explainListenError(error: unknown, port: number): unknown {
+  const code =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (code === 'EADDRINUSE') {
+    return new Error(
+      `port ${port} is in use (EADDRINUSE); choose another with --port (or WEAVE_PORT)`,
+      { cause: error },
+    );
+  }
+  if (code === 'EACCES') {
+    return new Error(
+      `port ${port} needs privileges this process lacks (EACCES); choose another with --port`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
 export function readDb(value: string | undefined): string {
   const db = value ?? process.env.WEAVE_DB;
   if (db === undefined || db === '') {

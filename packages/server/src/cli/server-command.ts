@@ -1,6 +1,7 @@
 /** `weave server --db … [--port N] [--host H]`: the production server. */
 import { Server } from '../server.js';
 import {
+  explainListenError,
   parseCommand,
   readDb,
   readHost,
@@ -32,12 +33,15 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
+  const port = readPort(values.port as string | undefined, 8420);
   const server = await Server.start({
     db: readDb(values.db as string | undefined),
-    port: readPort(values.port as string | undefined, 8420),
+    port,
     host: readHost(values.host as string | undefined),
     logLevel: readLogLevel(),
     webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
+  }).catch((e: unknown) => {
+    throw explainListenError(e, port);
   });
   // Listen for the signal before saying "listening": a supervisor may stop us right after.
   const stopSignal = untilSignal();

@@ -43,7 +43,7 @@ export type SubmitFields = Omit<SubmitInput, 'namespaceId' | 'queueName'>;
 
 export function parseSubmit(body: JsonValue | undefined): SubmitFields {
   const obj = expectObject(body);
-  rejectUnknown(obj, SUBMIT_FIELDS);
+  rejectUnknownSubmitFields(obj);
   const input = obj.get('input');
   if (input === undefined) {
     throw invalidArgument('$.input', 'is required');
@@ -61,6 +61,24 @@ export function parseSubmit(body: JsonValue | undefined): SubmitFields {
     resourceKey: readString(obj, 'resource_key', { pattern: tasks.KEY_PATTERN }),
     resultStream: readString(obj, 'result_stream', { pattern: NAME_PATTERN }),
   };
+}
+
+/**
+ * A body without `input` whose fields are not submit options is most likely the input itself,
+ * sent bare (`{"to": "a@b.c"}`): say where it goes, not only that the field is unknown.
+ */
+function rejectUnknownSubmitFields(obj: JsonObject): void {
+  if (obj.get('input') !== undefined) {
+    rejectUnknown(obj, SUBMIT_FIELDS);
+    return;
+  }
+  const stray = [...obj.keys()].find((key) => !SUBMIT_FIELDS.includes(key));
+  if (stray !== undefined) {
+    throw invalidArgument(
+      `$.${stray}`,
+      'is not a known field; the task input goes under "input": {"input": {...}}',
+    );
+  }
 }
 
 function parseRetry(value: JsonValue | undefined): RetryPolicy {

@@ -6,10 +6,12 @@
  */
 import type { Selectable } from 'kysely';
 import { checkName } from '../auth/namespaces.js';
-import { WeaveError, notFound } from '../errors.js';
+import { WeaveError, alreadyExists, notFound } from '../errors.js';
 import type { OrbitStreamsTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toMicros, toMicrosOrNull } from '../store/values.js';
+import type { ExistenceCheckHooks } from '../store/unique-insert.js';
+import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Page } from '../store/pages.js';
 import { pageOf } from '../store/pages.js';
@@ -78,6 +80,7 @@ export interface StreamInput {
   /** The owning application, already found in the namespace by the caller. */
   readonly applicationId: string;
   readonly retention: Retention;
+  readonly hooks?: ExistenceCheckHooks;
 }
 
 export async function createStream(
@@ -91,6 +94,7 @@ export async function createStream(
     applicationId: input.applicationId,
     isDefault: false,
     retention: input.retention,
+    ...(input.hooks === undefined ? {} : { hooks: input.hooks }),
   });
   return getStream(tx, namespaceId, input.name);
 }
@@ -112,8 +116,15 @@ export async function createDefaultStream(
 async function insertStream(
   tx: Tx,
   namespaceId: string,
-  stream: { name: string; applicationId: string; isDefault: boolean; retention: Retention },
+  stream: {
+    name: string;
+    applicationId: string;
+    isDefault: boolean;
+    retention: Retention;
+    hooks?: ExistenceCheckHooks;
+  },
 ): Promise<void> {
+  const taken = `a stream named ${stream.name} already exists`;
   const existing = await tx.db
     .selectFrom('orbit_streams')
     .select('id')
@@ -121,23 +132,24 @@ async function insertStream(
     .where('name', '=', stream.name)
     .executeTakeFirst();
   if (existing !== undefined) {
-    throw new WeaveError('already_exists', `a stream named ${stream.name} already exists`, {
-      details: { path: '$.name' },
-    });
+    throw alreadyExists(taken);
   }
-  await tx.db
-    .insertInto('orbit_streams')
-    .values({
-      namespace_id: namespaceId,
-      name: stream.name,
-      application_id: stream.applicationId,
-      is_default: stream.isDefault ? 1 : 0,
-      retention_max_age_us: stream.retention.maxAgeUs,
-      retention_max_events: stream.retention.maxEvents,
-      created_at: tx.now,
-      updated_at: tx.now,
-    })
-    .execute();
+  await stream.hooks?.afterExistenceCheck?.();
+  const insert = tx.db.insertInto('orbit_streams').values({
+    namespace_id: namespaceId,
+    name: stream.name,
+    application_id: stream.applicationId,
+    is_default: stream.isDefault ? 1 : 0,
+    retention_max_age_us: stream.retention.maxAgeUs,
+    retention_max_events: stream.retention.maxEvents,
+    created_at: tx.now,
+    updated_at: tx.now,
+  });
+  await insertUnique(
+    tx,
+    () => insert.execute(),
+    (cause) => alreadyExists(taken, cause),
+  );
 }
 
 export async function findStream(

@@ -6,10 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { checkName } from '../auth/namespaces.js';
-import { WeaveError, notFound } from '../errors.js';
+import { WeaveError, alreadyExists, notFound } from '../errors.js';
 import type { OrbitSubscriptionsTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
+import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Stream } from './streams.js';
 import type { Page } from '../store/pages.js';
@@ -95,12 +96,9 @@ export async function createSubscription(
     .where('stream_id', '=', stream.id)
     .where('name', '=', input.name)
     .executeTakeFirst();
+  const taken = `stream ${stream.name} already has a subscription named ${input.name}`;
   if (existing !== undefined) {
-    throw new WeaveError(
-      'already_exists',
-      `stream ${stream.name} already has a subscription named ${input.name}`,
-      { details: { path: '$.name' } },
-    );
+    throw alreadyExists(taken);
   }
   // The stream row lock orders this read of the head against concurrent appends.
   const head = await tx.dialect
@@ -114,20 +112,22 @@ export async function createSubscription(
   const ackedSeq =
     input.start === 'latest' ? toMicros(head.next_seq) - 1n : toMicros(head.earliest_seq) - 1n;
   const secret = input.webhookUrl === null ? null : newWebhookSecret();
-  const inserted = await tx.db
-    .insertInto('orbit_subscriptions')
-    .values({
-      namespace_id: stream.namespaceId,
-      stream_id: stream.id,
-      name: input.name,
-      acked_seq: ackedSeq,
-      webhook_url: input.webhookUrl,
-      secret,
-      next_attempt_at: tx.now,
-      created_at: tx.now,
-      updated_at: tx.now,
-    })
-    .executeTakeFirstOrThrow();
+  const insert = tx.db.insertInto('orbit_subscriptions').values({
+    namespace_id: stream.namespaceId,
+    stream_id: stream.id,
+    name: input.name,
+    acked_seq: ackedSeq,
+    webhook_url: input.webhookUrl,
+    secret,
+    next_attempt_at: tx.now,
+    created_at: tx.now,
+    updated_at: tx.now,
+  });
+  const inserted = await insertUnique(
+    tx,
+    () => insert.executeTakeFirstOrThrow(),
+    (cause) => alreadyExists(taken, cause),
+  );
   const subscription = await getSubscription(tx, stream.namespaceId, toId(inserted.insertId ?? 0n));
   if (secret !== null) {
     // A new webhook subscription: this node's delivery loop starts at once, not at its re-check.

@@ -4,7 +4,9 @@
  */
 import { findApplication } from '../auth/applications.js';
 import { checkName } from '../auth/namespaces.js';
-import { WeaveError, notFound } from '../errors.js';
+import { alreadyExists, notFound } from '../errors.js';
+import type { ExistenceCheckHooks } from '../store/unique-insert.js';
+import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
@@ -26,6 +28,7 @@ export interface QueueInput {
   readonly name: string;
   readonly application: string;
   readonly capacity: number;
+  readonly hooks?: ExistenceCheckHooks;
 }
 
 export async function createQueue(tx: Tx, namespaceId: string, input: QueueInput): Promise<Queue> {
@@ -35,22 +38,24 @@ export async function createQueue(tx: Tx, namespaceId: string, input: QueueInput
   if (app === undefined) {
     throw notFound(`application ${input.application}`, { path: '$.application' });
   }
+  const taken = `queue ${input.name} already exists`;
   if (await findQueue(tx, namespaceId, input.name)) {
-    throw new WeaveError('already_exists', `queue ${input.name} already exists`, {
-      details: { path: '$.name' },
-    });
+    throw alreadyExists(taken);
   }
-  await tx.db
-    .insertInto('queues')
-    .values({
-      namespace_id: namespaceId,
-      application_id: app.id,
-      name: input.name,
-      capacity: input.capacity,
-      created_at: tx.now,
-      updated_at: tx.now,
-    })
-    .execute();
+  await input.hooks?.afterExistenceCheck?.();
+  const insert = tx.db.insertInto('queues').values({
+    namespace_id: namespaceId,
+    application_id: app.id,
+    name: input.name,
+    capacity: input.capacity,
+    created_at: tx.now,
+    updated_at: tx.now,
+  });
+  await insertUnique(
+    tx,
+    () => insert.execute(),
+    (cause) => alreadyExists(taken, cause),
+  );
   return getQueue(tx, namespaceId, input.name);
 }
 

@@ -5,10 +5,11 @@
  */
 import type { Selectable } from 'kysely';
 import { checkName } from '../auth/namespaces.js';
-import { WeaveError, invalidArgument, notFound } from '../errors.js';
+import { alreadyExists, invalidArgument, notFound } from '../errors.js';
 import type { SchedulesTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toIdOrNull, toMicrosOrNull, toMicros } from '../store/values.js';
+import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import { parseCron } from './cron.js';
 import { checkTimeZone, nextSlotAfter } from './cron-zone.js';
@@ -101,27 +102,28 @@ export async function createSchedule(
   if (queue === undefined) {
     throw invalidArgument('$.queue', `names no queue of this namespace (got ${input.queueName})`);
   }
+  const taken = `schedule ${input.name} already exists`;
   if ((await findScheduleRow(tx, namespaceId, input.name)) !== undefined) {
-    throw new WeaveError('already_exists', `schedule ${input.name} already exists`, {
-      details: { path: '$.name' },
-    });
+    throw alreadyExists(taken);
   }
-  await tx.db
-    .insertInto('schedules')
-    .values({
-      namespace_id: namespaceId,
-      name: input.name,
-      queue_id: queue.id,
-      cron: input.cron,
-      timezone: input.timezone,
-      task_template: encodeTemplate(input.template),
-      overlap: input.overlap,
-      catch_up: input.catchUp,
-      next_slot_at: next,
-      created_at: tx.now,
-      updated_at: tx.now,
-    })
-    .execute();
+  const insert = tx.db.insertInto('schedules').values({
+    namespace_id: namespaceId,
+    name: input.name,
+    queue_id: queue.id,
+    cron: input.cron,
+    timezone: input.timezone,
+    task_template: encodeTemplate(input.template),
+    overlap: input.overlap,
+    catch_up: input.catchUp,
+    next_slot_at: next,
+    created_at: tx.now,
+    updated_at: tx.now,
+  });
+  await insertUnique(
+    tx,
+    () => insert.execute(),
+    (cause) => alreadyExists(taken, cause),
+  );
   return getSchedule(tx, namespaceId, input.name);
 }
 

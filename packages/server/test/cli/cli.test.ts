@@ -1,6 +1,8 @@
 /** The `weave` command as a user runs it: real processes, real ports, real databases. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -122,4 +124,28 @@ test('`weave version` prints the version and an unknown command exits non-zero w
   assert.notEqual(bad.code, 0);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
   assert.match(bad.stderr, /--db is required/);
+});
+
+test('`weave server` and `weave dev` on a port in use exit non-zero with one line naming the port and --port', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = String((taken.address() as AddressInfo).port);
+  const dir = mkdtempSync(join(tmpdir(), 'weave-port-'));
+  try {
+    for (const args of [
+      ['server', '--db', join(dir, 'server.sqlite'), '--port', port],
+      ['dev', '--data', dir, '--port', port],
+    ]) {
+      const r = await runWeave(args);
+      const what = `weave ${args[0] ?? ''}`;
+      assert.notEqual(r.code, 0, what);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`port ${port} is in use \\(EADDRINUSE\\)`), what);
+      assert.match(r.stderr, /--port/, what);
+      assert.doesNotMatch(r.stderr, /^\s+at /m, `${what}: no stack trace`);
+    }
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -56,3 +56,28 @@ test('`weave workflows simulate` prints each planning round down to the instance
     'instance SUCCEEDED output={"tracking":{"status":"DELIVERED"}}',
   );
 });
+
+test('`weave workflows validate --help` and `weave workflows simulate --help` print help and exit 0', async () => {
+  const cases = [
+    { args: ['workflows', 'validate', '--help'], usage: /^usage: weave workflows validate FILE/ },
+    { args: ['workflows', 'validate', '-h'], usage: /^usage: weave workflows validate FILE/ },
+    {
+      args: ['workflows', 'simulate', '--help'],
+      usage: /^usage: weave workflows simulate FILE .*--input JSON.*--results JSON.*--limit N/,
+    },
+    { args: ['workflows', 'simulate', '-h'], usage: /^usage: weave workflows simulate FILE/ },
+    { args: ['workflows', '--help'], usage: /^usage: weave workflows validate FILE/ },
+    { args: ['--help'], usage: /^usage: weave <command> \[options\]/ },
+  ];
+  for (const { args, usage } of cases) {
+    const r = await runWeave(args);
+    const what = `weave ${args.join(' ')}`;
+    assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+    assert.match(r.stdout, usage, what);
+    assert.equal(r.stderr, '', what);
+  }
+  const simulate = await runWeave(['workflows', 'simulate', '--help']);
+  for (const option of ['--input', '--results', '--limit']) {
+    assert.match(simulate.stdout, new RegExp(`^ +${option} `, 'm'), option);
+  }
+});

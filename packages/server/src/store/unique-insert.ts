@@ -1,0 +1,28 @@
+/**
+ * Creates check "does the name exist" and then insert. On MariaDB the check takes no lock, so two
+ * concurrent creates of one name can both pass it; the unique index then refuses the second
+ * insert. `insertUnique` turns that refusal into the same answer the check gives, thrown inside
+ * the transaction so `withTx` rolls the whole request back (issue 10, item 6).
+ */
+import type { WeaveError } from '../errors.js';
+import type { Tx } from './with-tx.js';
+
+/** Test seam (STYLE.md §8): runs between a create's existence check and its insert. */
+export interface ExistenceCheckHooks {
+  afterExistenceCheck?(): Promise<void>;
+}
+
+export async function insertUnique<T>(
+  tx: Tx,
+  insert: () => Promise<T>,
+  conflict: (cause: unknown) => WeaveError,
+): Promise<T> {
+  try {
+    return await insert();
+  } catch (e: unknown) {
+    if (!tx.dialect.isUniqueViolation(e)) {
+      throw e;
+    }
+    throw conflict(e);
+  }
+}
