@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { WeaveClient } from '@weave/sdk';
 import { createEmptyDatabase, forEachDialect } from '../support/databases.js';
+import type { TestDatabase } from '../support/databases.js';
 import { runWeave, startWeave } from '../support/processes.js';
 
 test('`weave dev --json` prints one line with a URL and a key that works on an authenticated route', async () => {
@@ -32,16 +33,12 @@ test('`weave dev --json` prints one line with a URL and a key that works on an a
 
 forEachDialect((dialect) => {
   describe(`weave server and bootstrap on ${dialect}`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    after(async () => {
-      for (const c of cleanups) {
-        await c();
-      }
-    });
-
     test('`weave bootstrap --json` then `weave server --db` serve a working key', async () => {
       const db = await createEmptyDatabase(dialect);
-      cleanups.push(() => db.drop());
+      await bootstrapAndServe(db).finally(() => db.drop());
+    });
+
+    async function bootstrapAndServe(db: TestDatabase): Promise<void> {
       const boot = await runWeave([
         'bootstrap',
         '--db',
@@ -76,11 +73,14 @@ forEachDialect((dialect) => {
       } finally {
         assert.equal(await server.stop(), 0, server.stderr());
       }
-    });
+    }
 
     test('`weave bootstrap --workflow-access` grants the definition scope only', async () => {
       const db = await createEmptyDatabase(dialect);
-      cleanups.push(() => db.drop());
+      await workflowAccess(db).finally(() => db.drop());
+    });
+
+    async function workflowAccess(db: TestDatabase): Promise<void> {
       const boot = await runWeave([
         'bootstrap',
         '--db',
@@ -107,7 +107,7 @@ forEachDialect((dialect) => {
       } finally {
         await server.stop();
       }
-    });
+    }
   });
 });
 

@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { verifyWebhookSignature } from '@weave/sdk';
-import { Server } from '../../src/server.js';
+import type { Server } from '../../src/server.js';
 import { forEachDialect } from '../support/databases.js';
-import { startTestServer } from '../support/servers.js';
+import { startServer, startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { waitFor } from '../support/wait-for.js';
 import { startReceiver } from './webhook-receiver.js';
@@ -69,7 +69,7 @@ function failThenRecover(receiver: Receiver): { droppedAt: () => number } {
 
 /** A second node on the same database: its own pool, loop and lease owner. */
 function startSecondNode(t: TestServer): Promise<Server> {
-  return Server.start({
+  return startServer({
     db: t.db.url,
     port: 0,
     logLevel: false,
@@ -252,7 +252,7 @@ async function stopMidRequest(dialect: 'sqlite' | 'mysql'): Promise<void> {
     assert.ok(Date.now() - stopping < 10_000, 'stop does not wait for the hanging receiver');
     receiverHung = false;
     const started = Date.now();
-    next = await Server.start({
+    next = await startServer({
       db: t.db.url,
       port: 0,
       logLevel: false,
