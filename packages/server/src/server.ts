@@ -142,6 +142,11 @@ export class Server {
     return this.#database;
   }
 
+  /** This node's claim wake-ups (e.g. `notifier.waiterCount()`: long-polls waiting now). */
+  get notifier(): TaskNotifier {
+    return this.#notifier;
+  }
+
   /** Fires due schedules (docs/design/pulse.md "Schedules"); every node runs one. */
   #startScheduleRunner(intervalMs: number | undefined): void {
     this.addLoop(

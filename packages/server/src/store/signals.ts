@@ -80,6 +80,21 @@ export class Signals {
     });
   }
 
+  /**
+   * How many wait on the key now (on any key when `key` is undefined): an observable state, so
+   * that a test can wait until a long-poll is waiting instead of sleeping.
+   */
+  waiterCount(key?: string): number {
+    if (key !== undefined) {
+      return this.#waiters.get(key)?.size ?? 0;
+    }
+    let count = 0;
+    for (const set of this.#waiters.values()) {
+      count += set.size;
+    }
+    return count;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }

@@ -66,6 +66,12 @@ export interface TxOptions {
   readonly maxAttempts?: number;
   /** Test seam: called with the reason before each retry. */
   readonly onRetry?: (reason: RetryReason, attempt: number) => void;
+  /** Test seams: `onClockRead` runs each time withTx reads the database clock (once per attempt). */
+  readonly hooks?: TxHooks;
+}
+
+export interface TxHooks {
+  onClockRead?(): void;
 }
 
 export async function withTx<T>(
@@ -76,7 +82,7 @@ export async function withTx<T>(
   const maxAttempts = options.maxAttempts ?? 6;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runOnce(database, fn);
+      return await runOnce(database, fn, options.hooks);
     } catch (e: unknown) {
       const reason = database.dialect.retryableReason(e);
       if (reason === undefined || attempt >= maxAttempts) {
@@ -88,12 +94,17 @@ export async function withTx<T>(
   }
 }
 
-async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+async function runOnce<T>(
+  database: Database,
+  fn: (tx: Tx) => Promise<T>,
+  txHooks: TxHooks | undefined,
+): Promise<T> {
   const hooks: (() => void)[] = [];
   const before: (() => Promise<void>)[] = [];
   const result = await database.kysely.connection().execute(async (db) => {
     await db.executeQuery(deferred(CompiledQuery.raw(database.dialect.beginSql)));
     try {
+      txHooks?.onClockRead?.();
       const now = await readNow(db, database.dialect);
       let savepoints = 0;
       const value = await fn({

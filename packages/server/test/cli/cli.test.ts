@@ -5,9 +5,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { WeaveClient } from '@weave/sdk';
 import { createEmptyDatabase, forEachDialect } from '../support/databases.js';
+import type { TestDatabase } from '../support/databases.js';
 import { runWeave, startWeave } from '../support/processes.js';
 
 test('`weave dev --json` prints one line with a URL and a key that works on an authenticated route', async () => {
@@ -34,16 +35,12 @@ test('`weave dev --json` prints one line with a URL and a key that works on an a
 
 forEachDialect((dialect) => {
   describe(`weave server and bootstrap on ${dialect}`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    after(async () => {
-      for (const c of cleanups) {
-        await c();
-      }
-    });
-
     test('`weave bootstrap --json` then `weave server --db` serve a working key', async () => {
       const db = await createEmptyDatabase(dialect);
-      cleanups.push(() => db.drop());
+      await bootstrapAndServe(db).finally(() => db.drop());
+    });
+
+    async function bootstrapAndServe(db: TestDatabase): Promise<void> {
       const boot = await runWeave([
         'bootstrap',
         '--db',
@@ -78,11 +75,14 @@ forEachDialect((dialect) => {
       } finally {
         assert.equal(await server.stop(), 0, server.stderr());
       }
-    });
+    }
 
     test('`weave bootstrap --workflow-access` grants the definition scope only', async () => {
       const db = await createEmptyDatabase(dialect);
-      cleanups.push(() => db.drop());
+      await workflowAccess(db).finally(() => db.drop());
+    });
+
+    async function workflowAccess(db: TestDatabase): Promise<void> {
       const boot = await runWeave([
         'bootstrap',
         '--db',
@@ -109,7 +109,7 @@ forEachDialect((dialect) => {
       } finally {
         await server.stop();
       }
-    });
+    }
   });
 });
 

@@ -1,20 +1,21 @@
 /**
  * A worker process of the crash test (crash.test.ts), started as
- * `node crash-worker.js <server-url> <namespace> <api-key> <queue> <db-url>`.
+ * `node crash-worker.js <server-url> <namespace> <api-key> <queue> <db-url> <seed>`.
  *
  * It runs the SDK `Worker` (which starts each attempt before calling the handler) with a handler
  * that first writes a `crash_ledger` row (task, attempt, pid: the side effect), then waits
- * 0–50 ms and returns. The test SIGKILLs it at any moment. Run without arguments (the test runner
+ * 0–50 ms (drawn from `<seed>`, derived from the run's WEAVE_CRASH_SEED) and returns. The test SIGKILLs it at any moment. Run without arguments (the test runner
  * loads every file under build/test) it does nothing.
  */
 import { createPool } from 'mysql2/promise';
 import { WeaveClient, Worker } from '@weave/sdk';
 import { parseConnectionUrl } from '../../src/store/connection-url.js';
+import { seededRandom } from '../support/random.js';
 
-const [url, namespace, apiKey, queue, dbUrl] = process.argv.slice(2);
+const [url, namespace, apiKey, queue, dbUrl, seed] = process.argv.slice(2);
 
-if (url !== undefined && namespace && apiKey && queue && dbUrl) {
-  await runWorker({ url, namespace, apiKey, queue, dbUrl });
+if (url !== undefined && namespace && apiKey && queue && dbUrl && seed) {
+  await runWorker({ url, namespace, apiKey, queue, dbUrl, random: seededRandom(Number(seed)) });
 }
 
 async function runWorker(args: {
@@ -23,6 +24,7 @@ async function runWorker(args: {
   apiKey: string;
   queue: string;
   dbUrl: string;
+  random: () => number;
 }): Promise<void> {
   const config = parseConnectionUrl(args.dbUrl);
   if (config.kind !== 'mysql') {
@@ -47,7 +49,7 @@ async function runWorker(args: {
           'INSERT INTO crash_ledger (task_id, attempt_id, pid) VALUES (?, ?, ?)',
           [ctx.taskId, ctx.attemptId, process.pid],
         );
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 51)));
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(args.random() * 51)));
         return { pid: process.pid };
       },
     },

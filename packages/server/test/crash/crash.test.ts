@@ -18,6 +18,7 @@ import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
 import { runWeave, startWeave } from '../support/processes.js';
 import type { Running } from '../support/processes.js';
+import { deriveSeed, seededRandom, seedFrom } from '../support/random.js';
 import { waitFor } from '../support/wait-for.js';
 
 const WORKER_JS = fileURLToPath(new URL('./crash-worker.js', import.meta.url));
@@ -36,6 +37,14 @@ const RETRY = {
   backoff_coefficient: 1,
   max_interval: 'PT0.1S',
 };
+
+/**
+ * Every random choice of the run (kill intervals and victims here, handler delays in each worker
+ * process, from a seed derived per process) comes from this seed: printed first, and
+ * `WEAVE_CRASH_SEED=<seed>` replays the same choices (docs/design/crash-tests.md).
+ */
+const SEED = seedFrom(process.env, 'WEAVE_CRASH_SEED');
+console.log(`crash test seed ${SEED} (replay its random choices with WEAVE_CRASH_SEED=${SEED})`);
 
 const skip = DIALECTS.includes('mysql')
   ? false
@@ -97,6 +106,9 @@ class Cluster {
   #sql: Connection | undefined;
   #key = '';
   #stopping = false;
+  readonly #random = seededRandom(SEED);
+  /** Worker processes started so far: the n-th gets the n-th derived seed. */
+  #workerStarts = 0;
   workerKills = 0;
   chaosError: unknown;
   serverKills = 0;
@@ -195,7 +207,15 @@ class Cluster {
   startWorker(slot: number): void {
     const child = spawn(
       process.execPath,
-      [WORKER_JS, this.urls[slot % 2] ?? '', NAMESPACE, this.#key, QUEUE, this.#db.url],
+      [
+        WORKER_JS,
+        this.urls[slot % 2] ?? '',
+        NAMESPACE,
+        this.#key,
+        QUEUE,
+        this.#db.url,
+        String(deriveSeed(SEED, this.#workerStarts++)),
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     this.#exits.push(new Promise((resolve) => child.once('exit', resolve)));
@@ -213,11 +233,11 @@ class Cluster {
 
   async #chaosLoop(): Promise<void> {
     while (!this.#stopping) {
-      await pause(KILL_EVERY_MS * (0.75 + Math.random() / 2));
+      await pause(KILL_EVERY_MS * (0.75 + this.#random() / 2));
       if (this.#stopping) {
         return;
       }
-      const slot = Math.floor(Math.random() * WORKERS);
+      const slot = Math.floor(this.#random() * WORKERS);
       this.workers[slot]?.kill('SIGKILL');
       this.workerKills++;
       this.startWorker(slot);
@@ -405,6 +425,7 @@ function printReport(report: Report): void {
   const line = (label: string, value: number | string) =>
     console.log(`  ${label.padEnd(34)} ${String(value).padStart(6)}`);
   console.log('crash test on MariaDB: 2 server nodes, 4 worker processes, 2,000 tasks');
+  console.log(`seed ${SEED} (WEAVE_CRASH_SEED)`);
   console.log('tasks');
   for (const [key, n] of Object.entries(report.tasks).sort()) {
     line(key, n);

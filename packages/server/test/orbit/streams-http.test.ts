@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { WeaveClient } from '@weave/sdk';
+import { streamSignal } from '../../src/orbit/append-result.js';
 import { enforceRetention } from '../../src/orbit/retention.js';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
+import { waitFor } from '../support/wait-for.js';
 
 interface Event {
   seq: string;
@@ -79,13 +81,20 @@ forEachDialect((dialect) => {
     });
 
     test('a long-poll read wakes as soon as a result is appended', async () => {
-      const head = (await reader.request<{ stream: { head_seq: string } }>('GET', '/streams/app'))
-        .stream.head_seq;
+      const { stream } = await reader.request<{ stream: { id: string; head_seq: string } }>(
+        'GET',
+        '/streams/app',
+      );
+      const signals = t.server.database.signals;
+      const waiters = signals.waiterCount(streamSignal(stream.id));
       const started = Date.now();
       const waiting = reader.request<Page>('GET', '/streams/app/events', {
-        query: { after: head, wait_ms: 10_000 },
+        query: { after: stream.head_seq, wait_ms: 10_000 },
       });
-      await new Promise((r) => setTimeout(r, 300));
+      // Append only once the read found nothing and waits on this node.
+      await waitFor(() => signals.waiterCount(streamSignal(stream.id)) > waiters || undefined, {
+        what: 'the read to wait',
+      });
       const id = await runTask('late');
       const page = await waiting;
       const elapsed = Date.now() - started;

@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { track } from '../support/leaks.js';
 
 export type Answer = number | 'drop' | 'hang';
 
@@ -76,16 +77,22 @@ export async function startReceiver(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/hooks/weave`;
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  const tracked = track('receiver', url, stop);
   return {
-    url: `http://127.0.0.1:${port}/hooks/weave`,
+    url,
     requests,
     maxConcurrent: () => max,
     setAnswer(next) {
       answer = next;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await stop();
+      tracked.untrack();
     },
   };
 }

@@ -150,7 +150,7 @@ forEachDialect((dialect) => {
         request,
         20_000,
       );
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => notifier.waiterCount() === 1 || undefined, { what: 'the claim to wait' });
       const task = await f.submit();
       notifier.notify(task.queueId);
       const outcome = await waiting;
@@ -166,7 +166,7 @@ forEachDialect((dialect) => {
         request,
         20_000,
       );
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => notifier.waiterCount() === 1 || undefined, { what: 'the claim to wait' });
       notifier.close();
       assert.deepEqual((await waiting).claimed, []);
     });

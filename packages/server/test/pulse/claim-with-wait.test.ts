@@ -31,7 +31,7 @@ forEachDialect((dialect) => {
         request,
         20_000,
       );
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => notifier.waiterCount() === 1 || undefined, { what: 'the claim to wait' });
       gone.abort();
       const task = await f.submit();
       notifier.notify(task.queueId);
@@ -66,7 +66,6 @@ forEachDialect((dialect) => {
       assert.ok(Date.now() - started < 5_000, `claimed in ${Date.now() - started} ms`);
     });
 
-    const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
     /** A long-poll that records when it answered. */
     function waiter(notifier: TaskNotifier, signal?: AbortSignal, pollMs = 20_000) {
       const state = { done: false, claimed: [] as string[], tries: 0 };
@@ -101,13 +100,14 @@ forEachDialect((dialect) => {
         await waitFor(() => (waiters.every((w) => w.state.tries === 1) ? true : undefined), {
           what: 'three empty claims',
         });
-        await settle(50);
+        await waitFor(() => notifier.waiterCount() === 3 || undefined, { what: 'three waiting' });
         const first = await f.submit();
         notifier.notify(first.queueId, 1);
+        // notify wakes synchronously: the other two are still waiting, not woken.
+        assert.equal(notifier.waiterCount(), 2, 'one waiter woken');
         await waitFor(() => (waiters.some((w) => w.state.done) ? true : undefined), {
           what: 'one waiter to answer',
         });
-        await settle(300);
         // Which one depends on the order they began to wait; exactly one answered, with the task.
         assert.deepEqual(
           waiters.filter((w) => w.state.done).map((w) => w.state.claimed),
@@ -131,11 +131,9 @@ forEachDialect((dialect) => {
       const gone = new AbortController();
       const leaving = waiter(notifier, gone.signal);
       // `leaving` waits first, so it is the one a single wake-up goes to.
-      await waitFor(() => (leaving.state.tries === 1 ? true : undefined), { what: 'a claim' });
-      await settle(50);
+      await waitFor(() => notifier.waiterCount() === 1 || undefined, { what: 'leaving waits' });
       const staying = waiter(notifier);
-      await waitFor(() => (staying.state.tries === 1 ? true : undefined), { what: 'a claim' });
-      await settle(50);
+      await waitFor(() => notifier.waiterCount() === 2 || undefined, { what: 'staying waits' });
       const task = await f.submit();
       // The wake-up goes to the longest waiter, which is gone before it runs its claim.
       notifier.notify(task.queueId, 1);
@@ -180,7 +178,8 @@ forEachDialect((dialect) => {
           what: 'five empty claims',
         });
         // Five intervals of the watch; per-waiter polling would have run ~25 claims by now.
-        await settle(1_000);
+        // sleep-ok: asserts that no further claim happens within the bound, orders nothing.
+        await new Promise((r) => setTimeout(r, 1_000));
         assert.deepEqual(
           waiters.map((w) => w.state.tries),
           [1, 1, 1, 1, 1],
@@ -201,7 +200,8 @@ forEachDialect((dialect) => {
           what: 'two empty claims',
         });
         await f.submit();
-        await settle(500);
+        // sleep-ok: asserts that no waiter is woken within five watch intervals, orders nothing.
+        await new Promise((r) => setTimeout(r, 500));
         assert.deepEqual(
           waiters.map((w) => w.state.tries),
           [1, 1],

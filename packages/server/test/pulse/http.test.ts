@@ -8,6 +8,7 @@ import type { WeaveClient } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
+import { waitFor } from '../support/wait-for.js';
 
 async function rowCounts(t: TestServer) {
   const k = t.server.database.kysely;
@@ -145,7 +146,10 @@ forEachDialect((dialect) => {
 
     test('a waiting claim returns at once when a task is submitted on the same node', async () => {
       const waiting = client.claimTasks('q1', { worker_id: 'w2', wait_ms: 20_000 });
-      await new Promise((r) => setTimeout(r, 100));
+      // Submit only once the long-poll made its empty claim and waits on this node.
+      await waitFor(() => t.server.notifier.waiterCount() === 1 || undefined, {
+        what: 'the claim to wait',
+      });
       const { task } = await client.submitTask('q1', { input: 'wake' });
       const { tasks } = await waiting;
       assert.deepEqual(

@@ -10,12 +10,11 @@ import type { CreateScheduleInput } from '@weave/sdk';
 import { bootstrap } from '../../src/auth/bootstrap.js';
 import { parseCron } from '../../src/pulse/cron.js';
 import { nextSlotAfter } from '../../src/pulse/cron-zone.js';
-import { Server } from '../../src/server.js';
-import { openDatabase } from '../../src/store/database.js';
+import type { Server } from '../../src/server.js';
 import { withTx } from '../../src/store/with-tx.js';
-import { createEmptyDatabase, forEachDialect } from '../support/databases.js';
+import { createEmptyDatabase, forEachDialect, openTestDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
-import { startTestServer } from '../support/servers.js';
+import { startServer, startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -126,7 +125,7 @@ forEachDialect((dialect) => {
     after(() => db.drop());
 
     const start = () =>
-      Server.start({
+      startServer({
         db: db.url,
         port: 0,
         logLevel: false,
@@ -136,7 +135,7 @@ forEachDialect((dialect) => {
 
     /** Moves the schedule's next slot to its latest past slot (as if the server was down then). */
     async function moveToPastSlot(): Promise<bigint> {
-      const database = openDatabase(db.url);
+      const database = openTestDatabase(db.url);
       try {
         return await withTx(database, async (tx) => {
           const slot = nextSlotAfter(parseCron('0 * * * *'), 'UTC', tx.now - 3_600_000_000n) ?? 0n;

@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NonRetryableError, WeaveClient, Worker } from '@weave/sdk';
+import { NonRetryableError, WeaveClient } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { waitFor } from '../support/wait-for.js';
+import { startWorker } from '../support/workers.js';
 
 const CALL_KINDS = ['claims', 'start', 'complete', 'completions'] as const;
 type CallKind = (typeof CALL_KINDS)[number];
@@ -34,7 +35,7 @@ forEachDialect((dialect) => {
     test('runs handlers with a concurrency limit and reports results and final failures', async () => {
       let running = 0;
       let peak = 0;
-      const worker = new Worker({
+      const worker = startWorker({
         client,
         concurrency: 2,
         waitMs: 1_000,
@@ -51,7 +52,6 @@ forEachDialect((dialect) => {
           },
         },
       });
-      worker.start();
       try {
         const ids = [];
         for (let i = 0; i < 6; i++) {
@@ -76,7 +76,7 @@ forEachDialect((dialect) => {
       await t.admin.createQueue({ name: 'q-cancel', application: 'app' });
       let started!: () => void;
       const isRunning = new Promise<void>((r) => (started = r));
-      const worker = new Worker({
+      const worker = startWorker({
         client,
         heartbeatMs: 50,
         waitMs: 1_000,
@@ -88,7 +88,6 @@ forEachDialect((dialect) => {
             }),
         },
       });
-      worker.start();
       try {
         const { task } = await client.submitTask('q-cancel', { input: 'long' });
         await isRunning;
@@ -106,7 +105,7 @@ forEachDialect((dialect) => {
       const gate = new Promise<void>((r) => (release = r));
       let started!: () => void;
       const isRunning = new Promise<void>((r) => (started = r));
-      const worker = new Worker({
+      const worker = startWorker({
         client,
         waitMs: 20_000,
         handlers: {
@@ -117,7 +116,6 @@ forEachDialect((dialect) => {
           },
         },
       });
-      worker.start();
       const { task } = await client.submitTask('q-stop', { input: 'slow' });
       await isRunning;
       const stopped = worker.stop();
@@ -169,7 +167,7 @@ forEachDialect((dialect) => {
       const lost = { start: 1, completions: 2 };
       const flaky = await countingClient(lost);
       let runs = 0;
-      const worker = new Worker({
+      const worker = startWorker({
         client: flaky.client,
         waitMs: 1_000,
         startOnClaim: false,
@@ -180,7 +178,6 @@ forEachDialect((dialect) => {
           },
         },
       });
-      worker.start();
       try {
         const { task } = await client.submitTask('q-flaky', { input: 1 });
         await waitFor(async () => ((await statusOf(task.id)) === 'SUCCEEDED' ? true : undefined));
@@ -203,7 +200,7 @@ forEachDialect((dialect) => {
       const counted = await countingClient();
       let running = 0;
       let peak = 0;
-      const worker = new Worker({
+      const worker = startWorker({
         client: counted.client,
         concurrency: 4,
         waitMs: 1_000,
@@ -216,7 +213,6 @@ forEachDialect((dialect) => {
           },
         },
       });
-      worker.start();
       try {
         for (const id of ids) {
           await waitFor(async () => ((await statusOf(id)) === 'SUCCEEDED' ? true : undefined));
@@ -246,7 +242,7 @@ forEachDialect((dialect) => {
       }
       const counted = await countingClient();
       const seen: string[] = [];
-      const worker = new Worker({
+      const worker = startWorker({
         client: counted.client,
         waitMs: 1_000,
         startOnClaim: false,
@@ -257,7 +253,6 @@ forEachDialect((dialect) => {
           },
         },
       });
-      worker.start();
       try {
         for (const id of ids) {
           await waitFor(async () => ((await statusOf(id)) === 'SUCCEEDED' ? true : undefined));

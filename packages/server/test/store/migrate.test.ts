@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../../src/store/database.js';
 import type { Database } from '../../src/store/database.js';
 import { loadMigrationFiles } from '../../src/store/migration-files.js';
 import { migrate, pendingMigrations } from '../../src/store/migrate.js';
-import { createEmptyDatabase, forEachDialect } from '../support/databases.js';
+import { createEmptyDatabase, forEachDialect, openTestDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
 
 const WEAVE_BIN = fileURLToPath(new URL('../../../bin/weave.js', import.meta.url));
@@ -77,7 +76,7 @@ forEachDialect((dialect) => {
       ]);
       assert.equal(a.code, 0, a.stderr);
       assert.equal(b.code, 0, b.stderr);
-      const database = openDatabase(empty.url);
+      const database = openTestDatabase(empty.url);
       try {
         const rows = await migrationRows(database);
         const files = loadMigrationFiles(dialect);
@@ -92,7 +91,7 @@ forEachDialect((dialect) => {
     });
 
     test('a database ahead of the code is refused at start', async () => {
-      const database = openDatabase(empty.url);
+      const database = openTestDatabase(empty.url);
       try {
         await database.kysely
           .insertInto('schema_migrations')

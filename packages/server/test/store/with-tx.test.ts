@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { withTx } from '../../src/store/with-tx.js';
+import { readNow, withTx } from '../../src/store/with-tx.js';
 import { formatInstant, parseInstant } from '../../src/store/values.js';
 import { createTestDatabase, forEachDialect } from '../support/databases.js';
 import type { MigratedDatabase } from '../support/databases.js';
@@ -26,12 +26,29 @@ forEachDialect((dialect) => {
 
     test('tx.now is the database clock, read once per transaction', async () => {
       const before = BigInt(Date.now()) * 1000n;
-      const [first, second] = await withTx(db.database, async (tx) => {
-        await new Promise((r) => setTimeout(r, 5));
-        return [tx.now, tx.now];
-      });
+      let clockReads = 0;
+      const hooks = { onClockRead: () => void clockReads++ };
+      const [first, second, clock] = await withTx(
+        db.database,
+        async (tx) => {
+          const early = tx.now;
+          // 20 ms of database time pass inside the transaction: a second read would differ.
+          if (dialect === 'mysql') {
+            await sql`SELECT SLEEP(0.02)`.execute(tx.db);
+          } else {
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          return [early, tx.now, await readNow(tx.db, tx.dialect)];
+        },
+        { hooks },
+      );
+      assert.equal(clockReads, 1, 'one clock query per transaction');
       assert.equal(first, second);
-      assert.ok(first !== undefined && first > before - 5_000_000n && first < before + 5_000_000n);
+      assert.ok(clock - first >= 19_000n, `the clock moved on (${clock - first} µs)`);
+      assert.ok(first > before - 5_000_000n && first < before + 5_000_000n);
+      const next = await withTx(db.database, (tx) => Promise.resolve(tx.now), { hooks });
+      assert.equal(clockReads, 2);
+      assert.ok(next >= clock, 'a new transaction reads the clock anew');
     });
 
     test('a failure rolls the whole transaction back and skips afterCommit hooks', async () => {

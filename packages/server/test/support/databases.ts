@@ -15,6 +15,7 @@ import type { DialectName } from '../../src/store/dialect.js';
 import { migrate } from '../../src/store/migrate.js';
 import { parseConnectionUrl } from '../../src/store/connection-url.js';
 import type { MysqlConfig } from '../../src/store/connection-url.js';
+import { track } from './leaks.js';
 
 const MYSQL_BASE_URL = process.env.WEAVE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 
@@ -67,10 +68,12 @@ export interface TestDatabase {
 export async function createEmptyDatabase(dialect: DialectName): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'weave-test-'));
+    const drop = () => rmSync(dir, { recursive: true, force: true });
+    const tracked = track('database', dir, drop);
     return {
       url: join(dir, 'weave.sqlite'),
       dialect,
-      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+      drop: () => Promise.resolve(drop()).then(() => tracked.untrack()),
     };
   }
   const base = mysqlBase();
@@ -80,13 +83,32 @@ export async function createEmptyDatabase(dialect: DialectName): Promise<TestDat
   await admin.end();
   const auth =
     base.password === '' ? base.user : `${base.user}:${encodeURIComponent(base.password)}`;
+  const drop = async () => {
+    const conn = await createConnection(base);
+    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await conn.end();
+  };
+  const tracked = track('database', name, drop);
   return {
     url: `mysql://${auth}@${base.host}:${base.port}/${name}`,
     dialect,
     async drop() {
-      const conn = await createConnection(base);
-      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await conn.end();
+      await drop();
+      tracked.untrack();
+    },
+  };
+}
+
+/** `openDatabase(url)`, checked by the leak check: the pool must be closed. */
+export function openTestDatabase(url: string): Database {
+  const database = openDatabase(url);
+  const close = database.close.bind(database);
+  const tracked = track('pool', url, close);
+  return {
+    ...database,
+    async close() {
+      await close();
+      tracked.untrack();
     },
   };
 }
@@ -99,7 +121,7 @@ export interface MigratedDatabase extends TestDatabase {
 
 export async function createTestDatabase(dialect: DialectName): Promise<MigratedDatabase> {
   const empty = await createEmptyDatabase(dialect);
-  const database = openDatabase(empty.url);
+  const database = openTestDatabase(empty.url);
   await migrate(database);
   return {
     ...empty,

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { track } from './leaks.js';
 
 export const WEAVE_BIN = fileURLToPath(new URL('../../../bin/weave.js', import.meta.url));
 
@@ -17,6 +18,8 @@ export function runWeave(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
     });
+    const tracked = track('process', `weave ${args.join(' ')}`, () => child.kill('SIGKILL'));
+    child.on('close', () => tracked.untrack());
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -48,12 +51,19 @@ export function startWeave(
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
+  const tracked = track('process', `weave ${args.join(' ')}`, () => child.kill('SIGKILL'));
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      tracked.untrack();
+      resolve(code);
+    }),
+  );
   const stream = options.readyOn === 'stderr' ? child.stderr : child.stdout;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
+      timerTracked.untrack();
       child.kill('SIGKILL');
       reject(
         new Error(
@@ -61,12 +71,19 @@ export function startWeave(
         ),
       );
     }, options.timeoutMs ?? 20_000);
+    const timerTracked = track('timer', `startWeave ${args[0] ?? ''} readiness timeout`, () =>
+      clearTimeout(timer),
+    );
+    const settleTimer = () => {
+      clearTimeout(timer);
+      timerTracked.untrack();
+    };
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();
       const nl = out.indexOf('\n');
       if (nl >= 0) {
-        clearTimeout(timer);
+        settleTimer();
         stream.off('data', onData);
         resolve({
           child,
@@ -80,8 +97,10 @@ export function startWeave(
       }
     };
     stream.on('data', onData);
-    void exited.then((code) =>
-      reject(new Error(`weave ${args[0] ?? ''} exited (${code}) before printing: ${err}`)),
-    );
+    void exited.then((code) => {
+      // Exiting before the first line used to leave the readiness timer running for 20 s.
+      settleTimer();
+      reject(new Error(`weave ${args[0] ?? ''} exited (${code}) before printing: ${err}`));
+    });
   });
 }

@@ -12,6 +12,7 @@ import type { DialectName } from '../../src/store/dialect.js';
 import { checkedRoutes } from './checked-routes.js';
 import { createEmptyDatabase } from './databases.js';
 import type { TestDatabase } from './databases.js';
+import { track } from './leaks.js';
 
 export interface TestServer {
   readonly server: Server;
@@ -43,7 +44,7 @@ export async function startTestServer(
       done();
     },
   });
-  const server = await Server.start({
+  const server = await startServer({
     db: db.url,
     port: 0,
     logLevel: 'debug',
@@ -77,4 +78,19 @@ export async function startTestServer(
       await db.drop();
     },
   };
+}
+
+/**
+ * `Server.start(options)`, checked by the leak check: `stop()` must have been called (e.g. a
+ * second node on a test server's database).
+ */
+export async function startServer(options: ServerOptions): Promise<Server> {
+  const server = await Server.start(options);
+  const stop = server.stop.bind(server);
+  const tracked = track('server', server.url, stop);
+  server.stop = async () => {
+    await stop();
+    tracked.untrack();
+  };
+  return server;
 }
