@@ -4,12 +4,13 @@
  * right after the cursor means retention removed what the cursor still needed → 410
  * `cursor_expired` with the earliest seq still held.
  */
+import { orbit } from '@weave/sdk/protocol';
 import { WeaveError } from '../errors.js';
 import { toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 
 /** Most events one read returns. */
-export const MAX_READ_LIMIT = 1000;
+export const MAX_READ_LIMIT = orbit.MAX_READ_LIMIT;
 export const DEFAULT_READ_LIMIT = 100;
 
 export interface StreamPosition {

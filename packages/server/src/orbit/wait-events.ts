@@ -3,13 +3,14 @@
  * until an append on this node wakes it (`streamSignal`) or `CROSS_NODE_POLL_MS` passes, which
  * bounds the delay for events committed on another node.
  */
+import { orbit } from '@weave/sdk/protocol';
 import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
 import type { Tx } from '../store/with-tx.js';
 import { streamSignal } from './append-result.js';
 import type { EventPage } from './read-events.js';
 
-export const MAX_WAIT_MS = 30_000;
+export const MAX_WAIT_MS = orbit.MAX_WAIT_MS;
 export const CROSS_NODE_POLL_MS = 100;
 
 export interface StreamRead {

@@ -12,6 +12,7 @@
  * multi-row attempt insert, one task update, a multi-row event insert. With `start` the tasks are
  * started in the same transaction (claim + start: two revisions, two events per task).
  */
+import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Schema } from '../store/schema.js';
@@ -24,7 +25,7 @@ import type { Task } from './task-record.js';
 import { toTask } from './task-record.js';
 
 /** Most tasks one claim may take (API.md: up to 100 per call). */
-export const MAX_CLAIM_TASKS = 100;
+export const MAX_CLAIM_TASKS = workers.MAX_CLAIM_TASKS;
 /** Lease granted by a claim or a heartbeat: 30 s, a few missed heartbeats of a 5–10 s cadence. */
 export const DEFAULT_LEASE_US = 30_000_000n;
 

@@ -6,6 +6,7 @@
  * backoff), wakes it. Each waiter also re-checks on its own, at a longer interval, in case a
  * probe failed.
  */
+import { workers } from '@weave/sdk/protocol';
 import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
 import type { ClaimOutcome, ClaimRequest } from './claim-tasks.js';
@@ -14,7 +15,7 @@ import { queueWatchOf } from './queue-watch.js';
 import type { Epoch, TaskNotifier } from './task-notifier.js';
 
 /** Longest wait a claim may ask for (API.md: up to 30 s). */
-export const MAX_WAIT_MS = 30_000;
+export const MAX_WAIT_MS = workers.MAX_WAIT_MS;
 /** The queue watch's interval: the bound on cross-node and time-based pickup delay. */
 export const CROSS_NODE_POLL_MS = 250;
 /** Each waiter's own re-check, a safety net behind the queue watch: this many intervals. */

@@ -17,6 +17,7 @@
  * A task named twice in one batch: the later items run after the others through the one-by-one
  * path, so they see the first item's settlement (a replay or permit_stale).
  */
+import { workers } from '@weave/sdk/protocol';
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
@@ -30,7 +31,7 @@ import type { Attempt, Task } from './task-record.js';
 import { toAttempt, toTask } from './task-record.js';
 
 /** Most completions in one call. */
-export const MAX_BATCH_COMPLETIONS = 100;
+export const MAX_BATCH_COMPLETIONS = workers.MAX_BATCH_COMPLETIONS;
 
 export type BatchItemResult =
   | { readonly index: number; readonly receipt: TaskReceipt }

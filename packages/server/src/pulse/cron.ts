@@ -4,6 +4,7 @@
  * day rule: when both day fields are restricted (neither starts with `*`), a day matches if
  * EITHER matches. Evaluation in an IANA zone is in `cron-zone.ts`.
  */
+import { schedules } from '@weave/sdk/protocol';
 import { WeaveError } from '../errors.js';
 
 export interface CronSpec {
@@ -50,7 +51,7 @@ const MACROS: Readonly<Record<string, string>> = {
 };
 
 /** Longest accepted expression: generous for lists, short enough for a VARCHAR(200) column. */
-export const MAX_CRON_LENGTH = 200;
+export const MAX_CRON_LENGTH = schedules.MAX_CRON_LENGTH;
 
 /** Parses a cron expression; errors name the field (`$.cron field 3 (day of month): …`). */
 export function parseCron(text: string, path = '$.cron'): CronSpec {

@@ -3,6 +3,7 @@
  * list, pause, resume, delete. Firing is `fire-schedule.ts`. A schedule's name is unique per
  * namespace with exact bytes (utf8mb4_nopad_bin / BINARY).
  */
+import { schedules as protocol } from '@weave/sdk/protocol';
 import type { Selectable } from 'kysely';
 import { checkName } from '../auth/namespaces.js';
 import { alreadyExists, invalidArgument, notFound } from '../errors.js';
@@ -19,9 +20,9 @@ import { decodeTemplate, encodeTemplate } from './schedule-template.js';
 import type { Page } from '../store/pages.js';
 import { pageOf } from '../store/pages.js';
 
-export const OVERLAP_POLICIES = ['skip', 'allow'] as const;
+export const OVERLAP_POLICIES = protocol.OVERLAP_POLICIES;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
-export const CATCH_UP_POLICIES = ['none', 'latest', 'all'] as const;
+export const CATCH_UP_POLICIES = protocol.CATCH_UP_POLICIES;
 export type CatchUpPolicy = (typeof CATCH_UP_POLICIES)[number];
 
 export interface ScheduleInput {

@@ -3,18 +3,11 @@
  * retry is `PENDING` with `available_at` in the future, so the claim query reads one status on
  * one index range (docs/design/pulse.md "Claim query"); views derive `RETRY_WAIT` from it.
  */
-export const TASK_STATUSES = [
-  'PENDING',
-  'RETRY_WAIT',
-  'CLAIMED',
-  'RUNNING',
-  'SUCCEEDED',
-  'FAILED',
-  'CANCELLED',
-  'NEEDS_REVIEW',
-] as const;
+import type { TaskStatus } from '@weave/sdk/protocol';
 
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+// The states as the API shows them are part of the wire contract.
+export { TASK_STATUSES, isTaskStatus } from '@weave/sdk/protocol';
+export type { TaskStatus };
 
 /** What the `status` column holds. */
 export type StoredTaskStatus = Exclude<TaskStatus, 'RETRY_WAIT'>;
@@ -28,10 +21,6 @@ export const TERMINAL_STATUSES: readonly StoredTaskStatus[] = [
   'CANCELLED',
   'NEEDS_REVIEW',
 ];
-
-export function isTaskStatus(value: string): value is TaskStatus {
-  return (TASK_STATUSES as readonly string[]).includes(value);
-}
 
 export function isTerminal(status: StoredTaskStatus): boolean {
   return TERMINAL_STATUSES.includes(status);

