@@ -4,7 +4,7 @@
  * schemas (named ones under `components.schemas`), the error answers each route can give, the
  * bearer scheme, `Idempotency-Key` on the writes that take one, and examples.
  */
-import { ERROR_STATUS, ErrorAnswer } from '@weave/sdk/protocol';
+import { ERROR_STATUS, ErrorAnswer, Id, Name } from '@weave/sdk/protocol';
 import type { ErrorCode, RouteContract, Schema } from '@weave/sdk/protocol';
 import { VERSION } from '../version.js';
 
@@ -40,12 +40,35 @@ function pathParams(path: string): string[] {
   return [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] ?? '');
 }
 
+/** Path parameters that are ids; the others are names. */
+const ID_PARAMS = new Set(['task', 'attempt', 'subscription', 'id']);
+
+/** What a client sees for each code, as an example of the one error shape. */
+const ERROR_EXAMPLES: Partial<Record<ErrorCode, { message: string; details?: object }>> = {
+  malformed_json: { message: 'the body is not valid JSON: …', details: { position: 17 } },
+  invalid_argument: {
+    message: '$.retry.max_attempts must be between 1 and 100 (got the number 0)',
+    details: { path: '$.retry.max_attempts' },
+  },
+  unauthenticated: { message: 'the key is missing, unknown, revoked or expired' },
+  permission_denied: {
+    message: 'the key lacks scope tasks:submit',
+    details: { scope: 'tasks:submit' },
+  },
+  not_found: { message: 'queue emails not found', details: { path: '$.queue' } },
+  already_exists: { message: 'queue emails already exists', details: { path: '$.name' } },
+  idempotency_conflict: { message: 'the Idempotency-Key was used with another request' },
+  payload_too_large: { message: 'the request body is too large', details: { limit: 2097152 } },
+  quota_exceeded: { message: 'the application quota of active tasks is full' },
+  cursor_expired: { message: 'the cursor is behind retention', details: { earliest_seq: '120' } },
+};
+
 function parametersOf(contract: RouteContract) {
   const params = ['ns', ...pathParams(contract.path)].map((name) => ({
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string' },
+    schema: ID_PARAMS.has(name) ? Id : Name,
     ...(name === 'ns' ? { description: 'namespace name' } : {}),
   }));
   const query = Object.entries(contract.query ?? {}).map(([name, schema]) => ({
@@ -84,12 +107,16 @@ function errorResponses(contract: RouteContract) {
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/Error' },
-            example: { error: { code: codes[0], message: `(${codes[0]})` } },
+            example: { error: { code: codes[0], ...exampleOf(codes[0]) } },
           },
         },
       },
     ]),
   );
+}
+
+function exampleOf(code: ErrorCode | undefined) {
+  return (code === undefined ? undefined : ERROR_EXAMPLES[code]) ?? { message: `(${code})` };
 }
 
 function json(schema: Schema, example: unknown) {
