@@ -163,7 +163,7 @@ export class Server {
   async #shutdown(): Promise<void> {
     // Release waiting long-polls first, so closing the listener does not wait up to 30 s.
     this.#notifier.close();
-    this.#database.signals.close();
+    this.#database.wakeUps.close();
     // A connection whose client aborted a request (a worker stopping its long-poll) keeps Node's
     // server.close() waiting until the keep-alive timeout (72 s in Fastify): in-flight requests
     // get a grace period to finish, then what is left is closed.

@@ -19,7 +19,7 @@ import { pageOf } from '../store/pages.js';
  * Wakes this node's delivery loop when a webhook subscription changes (resume): a new or resumed
  * subscription may sit on a stream the loop is not watching yet.
  */
-export const WEBHOOKS_CHANGED_SIGNAL = 'orbit.webhooks';
+export const WEBHOOKS_CHANGED_WAKE_UP = 'orbit.webhooks';
 
 export type SubscriptionState = 'ACTIVE' | 'FAILING';
 
@@ -131,7 +131,7 @@ export async function createSubscription(
   const subscription = await getSubscription(tx, stream.namespaceId, toId(inserted.insertId ?? 0n));
   if (secret !== null) {
     // A new webhook subscription: this node's delivery loop starts at once, not at its re-check.
-    tx.afterCommit(() => tx.signals.notify(WEBHOOKS_CHANGED_SIGNAL));
+    tx.afterCommit(() => tx.wakeUps.notify(WEBHOOKS_CHANGED_WAKE_UP));
   }
   return { subscription, secret };
 }

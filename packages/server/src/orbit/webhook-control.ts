@@ -9,9 +9,9 @@ import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Subscription } from './subscriptions.js';
-import { WEBHOOKS_CHANGED_SIGNAL, getSubscription, newWebhookSecret } from './subscriptions.js';
+import { WEBHOOKS_CHANGED_WAKE_UP, getSubscription, newWebhookSecret } from './subscriptions.js';
 
-export { WEBHOOKS_CHANGED_SIGNAL } from './subscriptions.js';
+export { WEBHOOKS_CHANGED_WAKE_UP } from './subscriptions.js';
 
 /** How long the previous secret keeps signing after a rotation, by default. */
 export const DEFAULT_ROTATION_GRACE_US: Micros = 24n * 3_600_000_000n;
@@ -52,7 +52,7 @@ export async function resumeSubscription(
     })
     .where('id', '=', id)
     .execute();
-  tx.afterCommit(() => tx.signals.notify(WEBHOOKS_CHANGED_SIGNAL));
+  tx.afterCommit(() => tx.wakeUps.notify(WEBHOOKS_CHANGED_WAKE_UP));
   return getSubscription(tx, namespaceId, id);
 }
 

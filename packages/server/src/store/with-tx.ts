@@ -11,7 +11,7 @@ import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
 import type { Schema } from './schema.js';
-import type { Signals } from './signals.js';
+import type { WakeUps } from './wake-ups.js';
 import type { Micros } from './values.js';
 import { toMicros } from './values.js';
 
@@ -45,8 +45,8 @@ export interface Tx {
    * and the error rethrown; the transaction goes on.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
-  /** This process's wake-ups (`signals.notify` belongs in `afterCommit`). */
-  readonly signals: Signals;
+  /** This process's wake-ups (`wakeUps.notify` belongs in `afterCommit`). */
+  readonly wakeUps: WakeUps;
 }
 
 /** The row arrays of a tuple of queries. */
@@ -100,7 +100,7 @@ async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promi
         db,
         now,
         dialect: database.dialect,
-        signals: database.signals,
+        wakeUps: database.wakeUps,
         async write(query) {
           await db.executeQuery(deferred(query.compile()));
         },
