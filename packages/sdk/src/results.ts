@@ -8,7 +8,7 @@
  * }
  */
 import type { Plain } from './plain.js';
-import type { RequestOptions } from './client.js';
+import type { RequestOptions } from './transport.js';
 
 /** One outcome on a stream, frozen when it was appended (payload numbers stay exact). */
 export interface ResultEvent {

@@ -15,6 +15,11 @@ import type { WakeUps } from './wake-ups.js';
 import type { Micros } from './values.js';
 import { toMicros } from './values.js';
 
+// The store types the layers above need with a transaction; http imports store only through this
+// file (rule http-store-only-with-tx in .dependency-cruiser.mjs).
+export type { Database } from './database.js';
+export type { Micros } from './values.js';
+
 export interface Tx {
   /** Queries inside the transaction (one connection). */
   readonly db: Kysely<Schema>;

@@ -1,5 +1,6 @@
 /** Administration of applications and their quotas (API.md "Administration"). */
-import { createApplication, getApplication, updateApplication } from '../../auth/applications.js';
+import { getApplication, updateApplication } from '../../auth/applications.js';
+import { createApplication } from '../../orbit/create-application.js';
 import { auditChange } from '../audit-change.js';
 import { NAME_PATTERN } from '@weave/sdk/protocol';
 import { expectObject, readBoolean, readInteger, rejectUnknown, requireString } from '../fields.js';
