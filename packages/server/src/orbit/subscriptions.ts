@@ -13,7 +13,7 @@ import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Stream } from './streams.js';
 import type { Page } from '../store/pages.js';
-import { pageOf } from '../store/pages.js';
+import { readPage } from '../store/pages.js';
 
 /**
  * Wakes this node's delivery loop when a webhook subscription changes (resume): a new or resumed
@@ -180,15 +180,8 @@ export async function listSubscriptions(
   stream: Stream,
   page: { readonly afterId?: string | undefined; readonly size: number },
 ): Promise<Page<Subscription>> {
-  let query = selectSubscriptions(tx, stream.namespaceId).where('u.stream_id', '=', stream.id);
-  if (page.afterId !== undefined) {
-    query = query.where('u.id', '>', page.afterId);
-  }
-  const rows = await query
-    .orderBy('u.id')
-    .limit(page.size + 1)
-    .execute();
-  return pageOf(rows.map(toSubscription), page.size, (s) => s.id);
+  const query = selectSubscriptions(tx, stream.namespaceId).where('u.stream_id', '=', stream.id);
+  return readPage(query, page, { column: 'u.id', toItem: toSubscription, idOf: (s) => s.id });
 }
 
 /**

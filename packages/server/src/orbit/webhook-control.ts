@@ -4,6 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import { WeaveError } from '../errors.js';
+import { readPage } from '../store/pages.js';
 import type { OrbitDeliveriesTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros } from '../store/values.js';
@@ -127,23 +128,17 @@ export async function listDeliveries(
   input: { readonly id: string; readonly beforeId: string | undefined; readonly size: number },
 ): Promise<{ items: Delivery[]; nextBeforeId: string | undefined }> {
   const subscription = await getSubscription(tx, namespaceId, input.id);
-  let query = tx.db
+  const query = tx.db
     .selectFrom('orbit_deliveries')
     .selectAll()
     .where('subscription_id', '=', subscription.id)
     .where('namespace_id', '=', namespaceId);
-  if (input.beforeId !== undefined) {
-    query = query.where('id', '<', input.beforeId);
-  }
-  const rows = await query
-    .orderBy('id', 'desc')
-    .limit(input.size + 1)
-    .execute();
-  const items = rows.slice(0, input.size).map(toDelivery);
-  return {
-    items,
-    nextBeforeId: rows.length > input.size ? items[items.length - 1]?.id : undefined,
-  };
+  const page = await readPage(
+    query,
+    { afterId: input.beforeId, size: input.size },
+    { column: 'id', toItem: toDelivery, idOf: (d) => d.id, descending: true },
+  );
+  return { items: page.items, nextBeforeId: page.nextAfterId };
 }
 
 /**
