@@ -124,8 +124,15 @@ async function runOnce<T>(database: Database, fn: (tx: Tx) => Promise<T>): Promi
             await db.executeQuery(deferred(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`)));
             return out;
           } catch (e: unknown) {
-            await db.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));
-            await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            try {
+              await db.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));
+              await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            } catch (undo: unknown) {
+              // The savepoint went with the whole transaction (MariaDB rolls all of it back on a
+              // deadlock): rethrow the deadlock so withTx retries; anything else fails the
+              // transaction, so no caller goes on after a refusal it could not undo.
+              throw database.dialect.retryableReason(e) === undefined ? undo : e;
+            }
             hooks.length = marks[0];
             before.length = marks[1];
             throw e;
