@@ -97,18 +97,16 @@ export default {
     },
   ],
   options: {
-    // Workspace packages resolve (through node_modules symlinks) to their build output: seen as
-    // nodes, not followed, so each package is checked on its own sources.
+    // Workspace packages resolve (through node_modules symlinks) to their build output: kept as
+    // nodes, so an import of another package is seen, but not followed, so each package is
+    // checked on its own sources. (Never `exclude` them: that drops the import itself. Before a
+    // build they stay unresolved, as `@weave/...`, which the package rules match too.)
     doNotFollow: { path: ['node_modules', '/build/'] },
-    exclude: { path: ['/build/', 'node_modules'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: `${import.meta.dirname}/packages/server/tsconfig.json` },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['types', 'import', 'default'],
-    },
-    reporterOptions: {
-      text: { highlightFocused: true },
     },
   },
 };

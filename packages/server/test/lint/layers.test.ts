@@ -58,6 +58,20 @@ const PLANTED: Readonly<Record<string, string>> = {
   'weave/model/m2.ts': 'export const m2 = 1;\n',
   'weave/runtime/r1.ts': "import { m2 } from '../model/m2.js';\nexport const r1 = m2;\n",
   'weave/runtime/r2.ts': 'export const r2 = 1;\n',
+  'weave/runtime/deliver-result.ts': 'export const deliverResult = 1;\n',
+  'pulse/settle-task.ts':
+    "import { deliverResult } from '../weave/runtime/deliver-result.js';\nexport const s = deliverResult;\n",
+  'pulse/cancel-task.ts':
+    "import { deliverResult } from '../weave/runtime/deliver-result.js';\nexport const c = deliverResult;\n",
+  'pulse/up.ts': "import { m2 } from '../weave/model/m2.js';\nexport const u = m2;\n",
+};
+
+/** Imports between packages, unresolved here (no node_modules), as before a build. */
+const PLANTED_PACKAGES: Readonly<Record<string, string>> = {
+  'packages/sdk/src/up.ts':
+    "import type { Server } from '@weave/server';\nexport type S = Server;\n",
+  'packages/engine/src/up.ts': "import type { C } from '@weave/sdk';\nexport type D = C;\n",
+  'packages/json/src/up.ts': "import type { E } from '@weave/engine';\nexport type F = E;\n",
 };
 
 describe('dependency rules on a planted tree', () => {
@@ -65,12 +79,16 @@ describe('dependency rules on a planted tree', () => {
   let found: Violation[];
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'weave-layers-'));
-    for (const [path, source] of Object.entries(PLANTED)) {
-      const file = join(dir, SRC, path);
+    const files = [
+      ...Object.entries(PLANTED).map(([path, source]) => [`${SRC}/${path}`, source] as const),
+      ...Object.entries(PLANTED_PACKAGES),
+    ];
+    for (const [path, source] of files) {
+      const file = join(dir, path);
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, source);
     }
-    found = cruise(dir, [SRC]);
+    found = cruise(dir, ['packages']);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,7 +96,7 @@ describe('dependency rules on a planted tree', () => {
     found.some((v) => v.rule === rule && v.from === `${SRC}/${from}` && v.to === `${SRC}/${to}`);
 
   test('depcruise exits non-zero on a violation, so npm run lint fails', () => {
-    const run = depcruise(dir, [SRC]);
+    const run = depcruise(dir, ['packages']);
     assert.notEqual(run.status, 0, run.stdout);
     assert.match(run.stdout, /error layer-order-store: packages\/server\/src\/store\/bad\.ts/);
   });
@@ -105,6 +123,24 @@ describe('dependency rules on a planted tree', () => {
   test('pulse may import orbit; orbit importing pulse is refused', () => {
     assert.ok(!found.some((v) => v.from === `${SRC}/pulse/uses-orbit.ts`), JSON.stringify(found));
     assert.ok(reported('orbit-not-pulse', 'orbit/uses-pulse.ts', 'pulse/uses-orbit.ts'));
+  });
+
+  test('the sdk importing the server, the engine the sdk, json the engine are refused', () => {
+    const between = (rule: string, from: string, to: string) =>
+      found.some((v) => v.rule === rule && v.from === from && v.to === to);
+    assert.ok(between('sdk-not-server', 'packages/sdk/src/up.ts', '@weave/server'));
+    assert.ok(between('engine-json-below-all', 'packages/engine/src/up.ts', '@weave/sdk'));
+    assert.ok(
+      between('json-below-engine', 'packages/json/src/up.ts', '@weave/engine'),
+      JSON.stringify(found),
+    );
+  });
+
+  test('pulse importing weave is refused, but for settle-task.ts calling the weave step', () => {
+    assert.ok(!found.some((v) => v.from === `${SRC}/pulse/settle-task.ts`), JSON.stringify(found));
+    const step = 'weave/runtime/deliver-result.ts';
+    assert.ok(reported('layer-order-weave-step', 'pulse/cancel-task.ts', step));
+    assert.ok(reported('layer-order-pulse-orbit', 'pulse/up.ts', 'weave/model/m2.ts'));
   });
 
   test('http may import store/with-tx.ts and nothing else of store', () => {
