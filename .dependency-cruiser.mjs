@@ -89,6 +89,17 @@ export default {
       to: { path: ['^packages/engine/', '^@weave/engine'] },
     },
     {
+      name: 'server-sdk-protocol-only',
+      comment:
+        'of the sdk, the server imports only the shared wire constants (@weave/sdk/protocol)',
+      severity: 'error',
+      from: { path: `^${SERVER}` },
+      to: {
+        path: ['^packages/sdk/', '^@weave/sdk($|/)'],
+        pathNot: ['^packages/sdk/(build/)?src/protocol/', '^@weave/sdk/protocol$'],
+      },
+    },
+    {
       name: 'sdk-not-server',
       comment: 'the sdk never imports the server',
       severity: 'error',

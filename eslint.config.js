@@ -2,7 +2,7 @@
 // The layer order and cycles are checked by dependency-cruiser (`npm run lint:deps`,
 // .dependency-cruiser.mjs; packages/server/ARCHITECTURE.md): rules layer-order-<layer>,
 // layer-order-weave-step, orbit-not-pulse, http-store-only-with-tx, no-cycle, no-folder-cycle,
-// engine-json-below-all, json-below-engine, sdk-not-server.
+// server-sdk-protocol-only, engine-json-below-all, json-below-engine, sdk-not-server.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';

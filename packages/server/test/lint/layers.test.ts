@@ -71,6 +71,9 @@ const PLANTED_PACKAGES: Readonly<Record<string, string>> = {
   'packages/sdk/src/up.ts':
     "import type { Server } from '@weave/server';\nexport type S = Server;\n",
   'packages/engine/src/up.ts': "import type { C } from '@weave/sdk';\nexport type D = C;\n",
+  'packages/server/src/cli/client.ts': "import type { C } from '@weave/sdk';\nexport type G = C;\n",
+  'packages/server/src/store/codes.ts':
+    "import type { P } from '@weave/sdk/protocol';\nexport type H = P;\n",
   'packages/json/src/up.ts': "import type { E } from '@weave/engine';\nexport type F = E;\n",
 };
 
@@ -141,6 +144,13 @@ describe('dependency rules on a planted tree', () => {
     const step = 'weave/runtime/deliver-result.ts';
     assert.ok(reported('layer-order-weave-step', 'pulse/cancel-task.ts', step));
     assert.ok(reported('layer-order-pulse-orbit', 'pulse/up.ts', 'weave/model/m2.ts'));
+  });
+
+  test('the server may import @weave/sdk/protocol and nothing else of the sdk', () => {
+    assert.ok(!found.some((v) => v.from === `${SRC}/store/codes.ts`), JSON.stringify(found));
+    assert.ok(
+      found.some((v) => v.rule === 'server-sdk-protocol-only' && v.from === `${SRC}/cli/client.ts`),
+    );
   });
 
   test('http may import store/with-tx.ts and nothing else of store', () => {
