@@ -1,8 +1,8 @@
 /**
  * Keyset pages, one helper for every list: `readPage` orders the query by its id column, keeps
  * the ids after the previous page's last id (before it, newest first), and reads `size + 1`
- * rows; the extra row only says that there is a next page. Ids are compared as numbers by the
- * database (the token is the decimal id), so no row is skipped or repeated between pages.
+ * rows; the extra row only says that there is a next page. The token is the decimal id of the
+ * page's last item.
  */
 import type { SelectQueryBuilder, StringReference } from 'kysely';
 import { sql } from 'kysely';

@@ -47,7 +47,8 @@ export interface Tx {
   beforeCommit(fn: () => Promise<void>): void;
   /**
    * Run `fn` inside a SAVEPOINT: on a throw, its writes and the hooks it registered are undone
-   * and the error rethrown; the transaction goes on.
+   * and the error rethrown; the transaction goes on. A deadlock inside it took the whole
+   * transaction (and the savepoint) with it: that error is rethrown for withTx to retry.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /** This process's wake-ups (`wakeUps.notify` belongs in `afterCommit`). */
