@@ -1,4 +1,8 @@
 // One flat config for the whole repo (STYLE.md §9). Boundary rules per folder (STYLE.md §1, §2).
+// The layer order and cycles are checked by dependency-cruiser (`npm run lint:deps`,
+// .dependency-cruiser.mjs; packages/server/ARCHITECTURE.md): rules layer-order-<layer>,
+// layer-order-weave-step, orbit-not-pulse, http-store-only-with-tx, no-cycle, no-folder-cycle,
+// server-sdk-protocol-only, engine-json-below-all, json-below-engine, sdk-not-server.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
@@ -74,7 +78,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
   noIoInEngine,

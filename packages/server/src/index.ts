@@ -9,7 +9,7 @@ export type { Database } from './store/database.js';
 export { migrate } from './store/migrate.js';
 export { withTx } from './store/with-tx.js';
 export type { Tx } from './store/with-tx.js';
-export { bootstrap } from './auth/bootstrap.js';
+export { bootstrap } from './cli/bootstrap.js';
 export { WeaveError } from './errors.js';
 export { runCli } from './cli/main.js';
 /** Orbit's append step, exported for `bench/orbit.ts` (not a public extension point). */

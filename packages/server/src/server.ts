@@ -8,6 +8,7 @@ import { buildHttpApp } from './http/app.js';
 import type { Route } from './http/route.js';
 import type { Database } from './store/database.js';
 import { openDatabase } from './store/database.js';
+import { checkReady } from './store/health.js';
 import { migrate } from './store/migrate.js';
 import { startLeaseSweeper } from './pulse/lease-sweeper.js';
 import { startScheduleRunner } from './pulse/schedule-runner.js';
@@ -76,6 +77,7 @@ export class Server {
       const notifier = new TaskNotifier();
       const app = buildHttpApp({
         database,
+        ready: () => checkReady(database),
         notifier,
         ...(options.routes === undefined ? {} : { routes: options.routes }),
         ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
@@ -172,7 +174,7 @@ export class Server {
   async #shutdown(): Promise<void> {
     // Release waiting long-polls first, so closing the listener does not wait up to 30 s.
     this.#notifier.close();
-    this.#database.signals.close();
+    this.#database.wakeUps.close();
     // A connection whose client aborted a request (a worker stopping its long-poll) keeps Node's
     // server.close() waiting until the keep-alive timeout (72 s in Fastify): in-flight requests
     // get a grace period to finish, then what is left is closed.

@@ -1,6 +1,8 @@
 /**
  * Applications own queues and an application quota (max active tasks shared by all of its
- * queues). The quota row is what admission locks exclusively (seed 002 §1 step 1).
+ * queues). The quota row is what admission locks exclusively (seed 002 §1 step 1). An
+ * application is created together with its default Orbit stream; that composition sits one layer
+ * up, in orbit/create-application.ts, since auth never imports orbit (ARCHITECTURE.md).
  */
 import { alreadyExists, notFound } from '../errors.js';
 import type { ExistenceCheckHooks } from '../store/unique-insert.js';
@@ -8,7 +10,6 @@ import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
-import { createDefaultStream } from '../orbit/streams.js';
 import { checkName } from './namespaces.js';
 
 export interface Application {
@@ -27,7 +28,8 @@ export interface ApplicationInput {
   readonly hooks?: ExistenceCheckHooks;
 }
 
-export async function createApplication(
+/** The application row and its quota row, without the default stream (see the module doc). */
+export async function insertApplication(
   tx: Tx,
   namespaceId: string,
   input: ApplicationInput,
@@ -59,7 +61,6 @@ export async function createApplication(
       updated_at: tx.now,
     })
     .execute();
-  await createDefaultStream(tx, namespaceId, { id, name: input.name });
   return {
     id,
     name: input.name,

@@ -8,7 +8,7 @@
  * clears the cache when it commits, so it is refused at once here; on other nodes (and after a
  * namespace is disabled from the CLI) within that time. Unknown keys are never cached.
  */
-import type { Signals } from '../store/signals.js';
+import type { WakeUps } from '../store/wake-ups.js';
 import type { Tx } from '../store/with-tx.js';
 
 /** How long a credential row is trusted without reading it again. */
@@ -47,14 +47,14 @@ export class CredentialCache<R> {
   }
 }
 
-/** One cache per open database: its `Signals` is the per-database object every `tx` carries. */
-const caches = new WeakMap<Signals, CredentialCache<unknown>>();
+/** One cache per open database: its `WakeUps` is the per-database object every `tx` carries. */
+const caches = new WeakMap<WakeUps, CredentialCache<unknown>>();
 
 export function credentialCacheOf<R>(tx: Tx): CredentialCache<R> {
-  let cache = caches.get(tx.signals);
+  let cache = caches.get(tx.wakeUps);
   if (cache === undefined) {
     cache = new CredentialCache<unknown>();
-    caches.set(tx.signals, cache);
+    caches.set(tx.wakeUps, cache);
   }
   return cache as CredentialCache<R>;
 }

@@ -8,7 +8,7 @@
  */
 import { SCOPES, isScope } from '@weave/sdk/protocol';
 import type { Scope } from '@weave/sdk/protocol';
-import { bootstrap } from '../auth/bootstrap.js';
+import { bootstrap } from './bootstrap.js';
 import { openDatabase } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 import { parseCommand, readDb } from './options.js';

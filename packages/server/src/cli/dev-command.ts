@@ -5,7 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import { SCOPES } from '@weave/sdk/protocol';
-import { bootstrap } from '../auth/bootstrap.js';
+import { bootstrap } from './bootstrap.js';
 import { Server } from '../server.js';
 import {
   explainListenError,

@@ -10,8 +10,7 @@ import { parse } from '@weave/json';
 import { toJsonText } from './json-text.js';
 import type { JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
-import type { Database } from '../store/database.js';
-import { checkReady } from '../store/health.js';
+import type { Database } from '../store/with-tx.js';
 import { toErrorResponse } from './error-response.js';
 import { buildOpenApi } from './openapi.js';
 import type { Route } from './route.js';
@@ -22,6 +21,8 @@ import { TaskNotifier } from '../pulse/task-notifier.js';
 
 export interface HttpOptions {
   readonly database: Database;
+  /** Whether the database answers (`GET /readyz`); the server passes its store check. */
+  readonly ready: () => Promise<boolean>;
   /** Largest accepted request body in bytes (default 2 MiB; payload limits are checked later). */
   readonly bodyLimitBytes?: number;
   /** pino level, or false for no logs. */
@@ -69,7 +70,7 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
       bodyLimitBytes,
     ),
   );
-  registerOperations(app, options.database);
+  registerOperations(app, options.ready);
   const routes = options.routes ?? allRoutes;
   registerRoutes(app, options, routes);
   const openApi = toJsonText(buildOpenApi(routes.map((r) => r.contract)));
@@ -119,10 +120,10 @@ function sendError(
   return sendJson(reply, response.status, toJsonText(response.body));
 }
 
-function registerOperations(app: FastifyInstance, database: Database): void {
+function registerOperations(app: FastifyInstance, checkReady: () => Promise<boolean>): void {
   app.get('/healthz', (_req, reply) => sendJson(reply, 200, '{"status":"ok"}'));
   app.get('/readyz', async (_req, reply) => {
-    const ready = await checkReady(database);
+    const ready = await checkReady();
     return ready
       ? sendJson(reply, 200, '{"status":"ready"}')
       : sendJson(

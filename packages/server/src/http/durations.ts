@@ -4,7 +4,7 @@
  */
 import type { JsonObject } from '@weave/json';
 import { WeaveError } from '../errors.js';
-import type { Micros } from '../store/values.js';
+import type { Micros } from '@weave/sdk/protocol';
 
 const DURATION_PATTERN =
   /^P(?:([0-9]{1,6})D)?(?:T(?:([0-9]{1,7})H)?(?:([0-9]{1,9})M)?(?:([0-9]{1,11})(?:\.([0-9]{1,6}))?S)?)?$/;

@@ -5,8 +5,8 @@
 import { isJsonArray, isJsonNumber, isJsonObject } from '@weave/json';
 import type { JsonObject, JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
-import { parseInstant } from '../store/values.js';
-import type { Micros } from '../store/values.js';
+import { parseInstant } from '@weave/sdk/protocol';
+import type { Micros } from '@weave/sdk/protocol';
 
 function describe(value: JsonValue | undefined): string {
   if (value === undefined) {

@@ -9,8 +9,7 @@ import type { JsonValue } from '@weave/json';
 import type { AnswerOf, RouteContract } from '@weave/sdk/protocol';
 import type { Principal } from '../auth/principal.js';
 import type { TaskNotifier } from '../pulse/task-notifier.js';
-import type { Database } from '../store/database.js';
-import type { Tx } from '../store/with-tx.js';
+import type { Database, Tx } from '../store/with-tx.js';
 import { expectObject, rejectUnknown } from './fields.js';
 
 export interface RouteContext {

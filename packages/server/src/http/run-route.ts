@@ -13,11 +13,10 @@ import { writeAudit } from '../auth/audit.js';
 import type { Principal } from '../auth/principal.js';
 import { requireScope } from '../auth/principal.js';
 import { WeaveError, isWeaveError } from '../errors.js';
-import type { Database } from '../store/database.js';
-import { claimReceipt, completeReceipt } from '../store/receipts.js';
-import type { ReceiptKey } from '../store/receipts.js';
+import { claimReceipt, completeReceipt } from '../auth/receipts.js';
+import type { ReceiptKey } from '../auth/receipts.js';
 import { withTx } from '../store/with-tx.js';
-import type { Tx } from '../store/with-tx.js';
+import type { Database, Tx } from '../store/with-tx.js';
 import type { TaskNotifier } from '../pulse/task-notifier.js';
 import type { Route } from './route.js';
 

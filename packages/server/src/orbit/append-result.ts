@@ -55,8 +55,8 @@ export function appendResult(tx: Tx, event: ResultEvent): Promise<void> {
   return Promise.resolve();
 }
 
-/** The wake-up key of a stream's readers (`tx.signals`). */
-export function streamSignal(streamId: string): string {
+/** The wake-up key of a stream's readers (`tx.wakeUps`). */
+export function streamWakeUpKey(streamId: string): string {
   return `orbit.stream.${streamId}`;
 }
 
@@ -158,7 +158,7 @@ async function appendLocked(
       .set({ next_seq: stream.nextSeq + BigInt(rows.length) })
       .where('id', '=', stream.id),
   );
-  tx.afterCommit(() => tx.signals.notify(streamSignal(stream.id)));
+  tx.afterCommit(() => tx.wakeUps.notify(streamWakeUpKey(stream.id)));
 }
 
 function chunksByBytes<T extends { body: string }>(rows: readonly T[]): T[][] {

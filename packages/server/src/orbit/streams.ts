@@ -14,7 +14,7 @@ import type { ExistenceCheckHooks } from '../store/unique-insert.js';
 import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Page } from '../store/pages.js';
-import { pageOf } from '../store/pages.js';
+import { readPage } from '../store/pages.js';
 
 /** Default retention of a stream: events are kept seven days. */
 export const DEFAULT_RETENTION_MAX_AGE_US: Micros = 7n * 86_400_000_000n;
@@ -182,15 +182,11 @@ export async function listStreams(
   namespaceId: string,
   page: { readonly afterId?: string | undefined; readonly size: number },
 ): Promise<Page<Stream>> {
-  let query = selectStreams(tx, namespaceId);
-  if (page.afterId !== undefined) {
-    query = query.where('s.id', '>', page.afterId);
-  }
-  const rows = await query
-    .orderBy('s.id')
-    .limit(page.size + 1)
-    .execute();
-  return pageOf(rows.map(toStream), page.size, (s) => s.id);
+  return readPage(selectStreams(tx, namespaceId), page, {
+    column: 's.id',
+    toItem: toStream,
+    idOf: (s) => s.id,
+  });
 }
 
 /**

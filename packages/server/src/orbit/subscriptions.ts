@@ -14,13 +14,13 @@ import { insertUnique } from '../store/unique-insert.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Stream } from './streams.js';
 import type { Page } from '../store/pages.js';
-import { pageOf } from '../store/pages.js';
+import { readPage } from '../store/pages.js';
 
 /**
  * Wakes this node's delivery loop when a webhook subscription changes (resume): a new or resumed
  * subscription may sit on a stream the loop is not watching yet.
  */
-export const WEBHOOKS_CHANGED_SIGNAL = 'orbit.webhooks';
+export const WEBHOOKS_CHANGED_WAKE_UP = 'orbit.webhooks';
 
 export type SubscriptionState = 'ACTIVE' | 'FAILING';
 
@@ -131,7 +131,7 @@ export async function createSubscription(
   const subscription = await getSubscription(tx, stream.namespaceId, toId(inserted.insertId ?? 0n));
   if (secret !== null) {
     // A new webhook subscription: this node's delivery loop starts at once, not at its re-check.
-    tx.afterCommit(() => tx.signals.notify(WEBHOOKS_CHANGED_SIGNAL));
+    tx.afterCommit(() => tx.wakeUps.notify(WEBHOOKS_CHANGED_WAKE_UP));
   }
   return { subscription, secret };
 }
@@ -180,15 +180,8 @@ export async function listSubscriptions(
   stream: Stream,
   page: { readonly afterId?: string | undefined; readonly size: number },
 ): Promise<Page<Subscription>> {
-  let query = selectSubscriptions(tx, stream.namespaceId).where('u.stream_id', '=', stream.id);
-  if (page.afterId !== undefined) {
-    query = query.where('u.id', '>', page.afterId);
-  }
-  const rows = await query
-    .orderBy('u.id')
-    .limit(page.size + 1)
-    .execute();
-  return pageOf(rows.map(toSubscription), page.size, (s) => s.id);
+  const query = selectSubscriptions(tx, stream.namespaceId).where('u.stream_id', '=', stream.id);
+  return readPage(query, page, { column: 'u.id', toItem: toSubscription, idOf: (s) => s.id });
 }
 
 /**

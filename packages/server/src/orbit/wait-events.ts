@@ -1,13 +1,13 @@
 /**
  * The long-poll around a read: each try is its own short transaction; between tries it sleeps
- * until an append on this node wakes it (`streamSignal`) or `CROSS_NODE_POLL_MS` passes, which
+ * until an append on this node wakes it (`streamWakeUpKey`) or `CROSS_NODE_POLL_MS` passes, which
  * bounds the delay for events committed on another node.
  */
 import { orbit } from '@weave/sdk/protocol';
 import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
 import type { Tx } from '../store/with-tx.js';
-import { streamSignal } from './append-result.js';
+import { streamWakeUpKey } from './append-result.js';
 import type { EventPage } from './read-events.js';
 
 export const MAX_WAIT_MS = orbit.MAX_WAIT_MS;
@@ -24,28 +24,28 @@ export async function readWithWait(
   waitMs: number,
 ): Promise<EventPage> {
   const until = Date.now() + Math.min(waitMs, MAX_WAIT_MS);
-  const signals = options.database.signals;
+  const wakeUps = options.database.wakeUps;
   let streamId: string | undefined;
   for (;;) {
     // Read before the transaction: an append committed after our read moves it, and the wait
     // below returns at once instead of sleeping through a re-check interval.
     const since =
       streamId === undefined
-        ? { value: signals.epoch() }
-        : { key: streamSignal(streamId), value: signals.epoch(streamSignal(streamId)) };
+        ? { value: wakeUps.epoch() }
+        : { key: streamWakeUpKey(streamId), value: wakeUps.epoch(streamWakeUpKey(streamId)) };
     const result = await withTx(options.database, read);
     streamId = result.streamId;
     const remaining = until - Date.now();
     if (
       result.page.events.length > 0 ||
       remaining <= 0 ||
-      signals.closed ||
+      wakeUps.closed ||
       options.signal?.aborted === true
     ) {
       return result.page;
     }
-    await signals.wait(
-      streamSignal(result.streamId),
+    await wakeUps.wait(
+      streamWakeUpKey(result.streamId),
       Math.min(remaining, options.pollMs ?? CROSS_NODE_POLL_MS),
       { signal: options.signal, since },
     );

@@ -4,14 +4,15 @@
  */
 import type { Selectable } from 'kysely';
 import { WeaveError } from '../errors.js';
+import { readPage } from '../store/pages.js';
 import type { OrbitDeliveriesTable } from '../store/schema.js';
 import type { Micros } from '../store/values.js';
 import { toId, toInt, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Subscription } from './subscriptions.js';
-import { WEBHOOKS_CHANGED_SIGNAL, getSubscription, newWebhookSecret } from './subscriptions.js';
+import { WEBHOOKS_CHANGED_WAKE_UP, getSubscription, newWebhookSecret } from './subscriptions.js';
 
-export { WEBHOOKS_CHANGED_SIGNAL } from './subscriptions.js';
+export { WEBHOOKS_CHANGED_WAKE_UP } from './subscriptions.js';
 
 /** How long the previous secret keeps signing after a rotation, by default. */
 export const DEFAULT_ROTATION_GRACE_US: Micros = 24n * 3_600_000_000n;
@@ -52,7 +53,7 @@ export async function resumeSubscription(
     })
     .where('id', '=', id)
     .execute();
-  tx.afterCommit(() => tx.signals.notify(WEBHOOKS_CHANGED_SIGNAL));
+  tx.afterCommit(() => tx.wakeUps.notify(WEBHOOKS_CHANGED_WAKE_UP));
   return getSubscription(tx, namespaceId, id);
 }
 
@@ -127,23 +128,17 @@ export async function listDeliveries(
   input: { readonly id: string; readonly beforeId: string | undefined; readonly size: number },
 ): Promise<{ items: Delivery[]; nextBeforeId: string | undefined }> {
   const subscription = await getSubscription(tx, namespaceId, input.id);
-  let query = tx.db
+  const query = tx.db
     .selectFrom('orbit_deliveries')
     .selectAll()
     .where('subscription_id', '=', subscription.id)
     .where('namespace_id', '=', namespaceId);
-  if (input.beforeId !== undefined) {
-    query = query.where('id', '<', input.beforeId);
-  }
-  const rows = await query
-    .orderBy('id', 'desc')
-    .limit(input.size + 1)
-    .execute();
-  const items = rows.slice(0, input.size).map(toDelivery);
-  return {
-    items,
-    nextBeforeId: rows.length > input.size ? items[items.length - 1]?.id : undefined,
-  };
+  const page = await readPage(
+    query,
+    { afterId: input.beforeId, size: input.size },
+    { column: 'id', toItem: toDelivery, idOf: (d) => d.id, descending: true },
+  );
+  return { items: page.items, nextBeforeId: page.nextAfterId };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The webhook delivery loop of one node. Each pass claims due subscriptions (up to the free
  * in-flight slots), starts one delivery per claimed subscription, and then sleeps until an append
- * on a watched stream (same node: `streamSignal`), a resume (`WEBHOOKS_CHANGED_SIGNAL`), a
+ * on a watched stream (same node: `streamWakeUpKey`), a resume (`WEBHOOKS_CHANGED_WAKE_UP`), a
  * delivery finishing, the earliest retry
  * falling due, or `intervalMs` (appends on other nodes and new subscriptions) — whichever comes
  * first. Deliveries of different subscriptions run side by side; one subscription never has two
@@ -14,10 +14,10 @@ import type { Database } from '../store/database.js';
 import { toId, toMicros } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import { withTx } from '../store/with-tx.js';
-import { streamSignal } from './append-result.js';
+import { streamWakeUpKey } from './append-result.js';
 import type { ClaimedBatch } from './webhook-delivery.js';
 import { claimDeliveries, deliverBatch, recordAttempt, releaseLease } from './webhook-delivery.js';
-import { WEBHOOKS_CHANGED_SIGNAL } from './webhook-control.js';
+import { WEBHOOKS_CHANGED_WAKE_UP } from './webhook-control.js';
 import type { WebhookDeliverySettings } from './webhook-settings.js';
 import { toDeliverySettings } from './webhook-settings.js';
 
@@ -121,7 +121,7 @@ class WebhookDeliveryLoop implements WebhookLoop {
 
   async #run(): Promise<void> {
     // Closed signals mean the server is shutting down: claim nothing more.
-    while (!this.#stopping.signal.aborted && !this.#options.database.signals.closed) {
+    while (!this.#stopping.signal.aborted && !this.#options.database.wakeUps.closed) {
       try {
         await this.#pass();
       } catch (e: unknown) {
@@ -190,8 +190,8 @@ class WebhookDeliveryLoop implements WebhookLoop {
           }
           either.addEventListener('abort', () => resolve(), { once: true });
         }),
-        ...[...watch.streamIds.map(streamSignal), WEBHOOKS_CHANGED_SIGNAL].map((key) =>
-          this.#options.database.signals.wait(key, waitMs, { signal: either }),
+        ...[...watch.streamIds.map(streamWakeUpKey), WEBHOOKS_CHANGED_WAKE_UP].map((key) =>
+          this.#options.database.wakeUps.wait(key, waitMs, { signal: either }),
         ),
       ]);
     } finally {

@@ -13,7 +13,6 @@
  *
  * Lock order: schedule row → (submit) application quota row → task rows.
  */
-import { sql } from 'kysely';
 import { isWeaveError } from '../errors.js';
 import type { Micros } from '../store/values.js';
 import { toId } from '../store/values.js';
@@ -122,28 +121,27 @@ async function fireSlot(tx: Tx, schedule: Schedule, slotAt: Micros): Promise<Fir
 }
 
 async function submitForSlot(tx: Tx, schedule: Schedule, slotAt: Micros): Promise<Fired> {
-  await sql`SAVEPOINT schedule_firing`.execute(tx.db);
   try {
-    const firingId = await recordFiring(tx, schedule, { slotAt, outcome: 'SUBMITTED' });
-    const created = await submitTask(tx, {
-      ...schedule.template,
-      namespaceId: schedule.namespaceId,
-      queueName: schedule.queueName,
+    return await tx.savepoint(async (): Promise<Fired> => {
+      const firingId = await recordFiring(tx, schedule, { slotAt, outcome: 'SUBMITTED' });
+      const created = await submitTask(tx, {
+        ...schedule.template,
+        namespaceId: schedule.namespaceId,
+        queueName: schedule.queueName,
+      });
+      await tx.db
+        .updateTable('schedule_firings')
+        .set({ task_id: created.task.id })
+        .where('id', '=', firingId)
+        .execute();
+      return { outcome: 'SUBMITTED', taskId: created.task.id };
     });
-    await tx.db
-      .updateTable('schedule_firings')
-      .set({ task_id: created.task.id })
-      .where('id', '=', firingId)
-      .execute();
-    await sql`RELEASE SAVEPOINT schedule_firing`.execute(tx.db);
-    return { outcome: 'SUBMITTED', taskId: created.task.id };
   } catch (e: unknown) {
-    // Only refusals are handled here; a driver error fails the pass and withTx re-runs it.
+    // The savepoint has undone the firing row and the submit (and its commit hooks). Only
+    // refusals are handled here; a driver error fails the pass and withTx re-runs it.
     if (!isWeaveError(e)) {
       throw e;
     }
-    await sql`ROLLBACK TO SAVEPOINT schedule_firing`.execute(tx.db);
-    await sql`RELEASE SAVEPOINT schedule_firing`.execute(tx.db);
     if (e.code === 'quota_exceeded' || e.code === 'queue_full') {
       return { outcome: 'BLOCKED', errorCode: e.code };
     }

@@ -11,7 +11,7 @@ import type { Task, TaskWithQueue } from './task-record.js';
 import { readTask, toTask } from './task-record.js';
 import type { TaskStatus } from './task-states.js';
 import type { Page } from '../store/pages.js';
-import { pageOf } from '../store/pages.js';
+import { readPage } from '../store/pages.js';
 
 export async function getTask(tx: Tx, namespaceId: string, taskId: string): Promise<TaskWithQueue> {
   const found = await readTask(tx, namespaceId, taskId);
@@ -46,17 +46,12 @@ export async function listTasks(tx: Tx, q: TaskListQuery): Promise<TaskPage> {
     .innerJoin('queues as q', 'q.id', 't.queue_id')
     .selectAll('t')
     .select('q.name as queue_name')
-    .where('t.namespace_id', '=', q.namespaceId)
-    .orderBy('t.id')
-    .limit(q.size + 1);
+    .where('t.namespace_id', '=', q.namespaceId);
   if (q.queueName !== undefined) {
     query = query.where('q.name', '=', q.queueName);
   }
   if (q.allowedQueues !== null) {
     query = query.where('q.name', 'in', [...q.allowedQueues, '']);
-  }
-  if (q.afterId !== undefined) {
-    query = query.where('t.id', '>', q.afterId);
   }
   if (q.status === 'RETRY_WAIT') {
     query = query
@@ -70,11 +65,11 @@ export async function listTasks(tx: Tx, q: TaskListQuery): Promise<TaskPage> {
   } else if (q.status !== undefined) {
     query = query.where('t.status', '=', q.status);
   }
-  const rows = (await query.execute()).map(({ queue_name: queueName, ...row }) => ({
-    task: toTask(row),
-    queueName,
-  }));
-  return pageOf(rows, q.size, (r) => r.task.id);
+  return readPage(query, q, {
+    column: 't.id',
+    toItem: ({ queue_name: queueName, ...row }) => ({ task: toTask(row), queueName }),
+    idOf: (r) => r.task.id,
+  });
 }
 
 export interface TaskEvent {

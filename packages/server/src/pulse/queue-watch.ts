@@ -5,7 +5,7 @@
  * 250 ms, which made idle workers cost in proportion to their number (24 waiting loops ≈ 96 empty
  * claim transactions a second). Now, while a queue has waiters on this node, one probe per
  * interval reads whether it has claimable tasks (a plain indexed read, no transaction, no lock)
- * and wakes that many local waiters (`Signals.notify(queue, n)`), who then claim as usual.
+ * and wakes that many local waiters (`WakeUps.notify(queue, n)`), who then claim as usual.
  *
  * Waiters still re-check on their own at a longer interval (`claim-with-wait.ts`), so a probe
  * that fails (a lost connection) delays pickup, never loses it.

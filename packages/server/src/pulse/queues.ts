@@ -11,7 +11,7 @@ import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
 import type { Page } from '../store/pages.js';
-import { pageOf } from '../store/pages.js';
+import { readPage } from '../store/pages.js';
 
 export interface Queue {
   readonly id: string;
@@ -116,13 +116,11 @@ export async function listQueues(
   namespaceId: string,
   page: { afterId: string | undefined; size: number },
 ): Promise<QueuePage> {
-  let query = queueQuery(tx, namespaceId)
-    .orderBy('q.id')
-    .limit(page.size + 1);
-  if (page.afterId !== undefined) {
-    query = query.where('q.id', '>', page.afterId);
-  }
-  return pageOf((await query.execute()).map(toQueue), page.size, (q) => q.id);
+  return readPage(queueQuery(tx, namespaceId), page, {
+    column: 'q.id',
+    toItem: toQueue,
+    idOf: (q) => q.id,
+  });
 }
 
 export interface QueuePatch {

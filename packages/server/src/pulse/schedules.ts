@@ -18,7 +18,7 @@ import { findQueue } from './queues.js';
 import type { TaskTemplate } from './schedule-template.js';
 import { decodeTemplate, encodeTemplate } from './schedule-template.js';
 import type { Page } from '../store/pages.js';
-import { pageOf } from '../store/pages.js';
+import { readPage } from '../store/pages.js';
 
 export const OVERLAP_POLICIES = protocol.OVERLAP_POLICIES;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
@@ -159,17 +159,15 @@ export async function listSchedules(
     size: number;
   },
 ): Promise<Page<Schedule>> {
-  let query = scheduleQuery(tx, options.namespaceId)
-    .orderBy('s.id')
-    .limit(options.size + 1);
-  if (options.afterId !== undefined) {
-    query = query.where('s.id', '>', options.afterId);
-  }
+  let query = scheduleQuery(tx, options.namespaceId);
   if (options.allowedQueues !== null) {
     query = query.where('q.name', 'in', [...options.allowedQueues, '']);
   }
-  const rows = (await query.execute()).map(({ queue_name: q, ...s }) => toSchedule(s, q));
-  return pageOf(rows, options.size, (s) => s.id);
+  return readPage(query, options, {
+    column: 's.id',
+    toItem: ({ queue_name: q, ...s }) => toSchedule(s, q),
+    idOf: (s) => s.id,
+  });
 }
 
 /**

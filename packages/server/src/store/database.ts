@@ -13,7 +13,7 @@ import { describeConnection, parseConnectionUrl } from './connection-url.js';
 import type { Dialect } from './dialect.js';
 import { mysqlDialect, sqliteDialect } from './dialect.js';
 import type { Schema } from './schema.js';
-import { Signals } from './signals.js';
+import { WakeUps } from './wake-ups.js';
 
 export interface Database {
   readonly kysely: Kysely<Schema>;
@@ -24,7 +24,7 @@ export interface Database {
   /** Only for SQLite: the raw handle (the migrator runs multi-statement files on it). */
   readonly sqliteHandle: BetterSqlite3.Database | undefined;
   /** Wake-ups for long-polls on this process (e.g. a stream's readers after an append). */
-  readonly signals: Signals;
+  readonly wakeUps: WakeUps;
   close(): Promise<void>;
 }
 
@@ -137,12 +137,12 @@ function withStatementCache(handle: BetterSqlite3.Database) {
   };
 }
 
-function closing(kysely: Kysely<Schema>): Pick<Database, 'signals' | 'close'> {
-  const signals = new Signals();
+function closing(kysely: Kysely<Schema>): Pick<Database, 'wakeUps' | 'close'> {
+  const wakeUps = new WakeUps();
   return {
-    signals,
+    wakeUps,
     close: () => {
-      signals.close();
+      wakeUps.close();
       return kysely.destroy();
     },
   };

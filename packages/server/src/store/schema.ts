@@ -1,4 +1,31 @@
 /**
+ * Glossary (DESIGN.md §7, seed term → table → code name). Use these names exactly.
+ *   命名空间 namespace → namespaces → Namespace, auth/namespaces.ts
+ *   应用 application → applications → Application, auth/applications.ts
+ *   应用额度 application quota → application_quotas → Application.maxActiveTasks
+ *   队列 queue → queues → Queue, pulse/queues.ts
+ *   凭据 credential → credentials → Credential, auth/credentials.ts
+ *   任务 task → tasks → Task, pulse/task-record.ts
+ *   尝试 attempt → task_attempts → Attempt, pulse/task-record.ts
+ *   执行许可 permit → task_attempts.permit_hash → pulse/permits.ts
+ *   用量 usage → none: counted from tasks.status → pulse/admission.ts
+ *   原始状态事件 task event → task_events → pulse/task-change.ts
+ *   回执 receipt → receipts; task_attempts.receipt → store/receipts.ts; pulse/settle-task.ts
+ *   审计 audit → audit_log → auth/audit.ts
+ *   对外结果流 Orbit stream → orbit_streams, orbit_result_events → Stream, orbit/streams.ts
+ *   对外订阅 subscription → orbit_subscriptions, orbit_deliveries → Subscription
+ *   租约 lease → tasks.lease_until, task_attempts.lease_until → pulse/expire-leases.ts
+ *   代次 generation → tasks.generation, task_attempts.generation → pulse/permits.ts
+ *   核查 review → tasks.status NEEDS_REVIEW → pulse/review-task.ts
+ *   效果不确定 effect uncertain → tasks.effect_uncertain → Task.effectUncertain
+ *   结清 settle → none: the result transaction → pulse/settle-task.ts
+ *   受理 admission → application_quotas.active_bound (locked), queues capacity → pulse/admission.ts
+ *   截止 deadline → tasks.deadline_at → pulse/expire-leases.ts
+ * Weave terms with no table yet (weave_* tables come with the workflow runtime): definition/
+ * version, source digest, instance, step, activation, gate, poll round, wait, signal (workflow
+ * signals; the in-process wake-ups are store/wake-ups.ts), business key, correlation key, inbox
+ * event, frozen snapshot, pending advance, checkpoint, recovery, control version.
+ *
  * Row types of the foundation tables, as Kysely sees them (snake_case, as stored).
  * Integers arrive as `number | bigint | string` depending on the driver; map them once with
  * `store/values.ts`. Instants are Unix microseconds of the database clock.

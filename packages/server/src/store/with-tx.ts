@@ -11,9 +11,14 @@ import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
 import type { Schema } from './schema.js';
-import type { Signals } from './signals.js';
+import type { WakeUps } from './wake-ups.js';
 import type { Micros } from './values.js';
 import { toMicros } from './values.js';
+
+// The store types the layers above need with a transaction; http imports store only through this
+// file (rule http-store-only-with-tx in .dependency-cruiser.mjs).
+export type { Database } from './database.js';
+export type { Micros } from './values.js';
 
 export interface Tx {
   /** Queries inside the transaction (one connection). */
@@ -42,11 +47,12 @@ export interface Tx {
   beforeCommit(fn: () => Promise<void>): void;
   /**
    * Run `fn` inside a SAVEPOINT: on a throw, its writes and the hooks it registered are undone
-   * and the error rethrown; the transaction goes on.
+   * and the error rethrown; the transaction goes on. A deadlock inside it took the whole
+   * transaction (and the savepoint) with it: that error is rethrown for withTx to retry.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
-  /** This process's wake-ups (`signals.notify` belongs in `afterCommit`). */
-  readonly signals: Signals;
+  /** This process's wake-ups (`wakeUps.notify` belongs in `afterCommit`). */
+  readonly wakeUps: WakeUps;
 }
 
 /** The row arrays of a tuple of queries. */
@@ -111,7 +117,7 @@ async function runOnce<T>(
         db,
         now,
         dialect: database.dialect,
-        signals: database.signals,
+        wakeUps: database.wakeUps,
         async write(query) {
           await db.executeQuery(deferred(query.compile()));
         },
@@ -130,8 +136,15 @@ async function runOnce<T>(
             await db.executeQuery(deferred(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`)));
             return out;
           } catch (e: unknown) {
-            await db.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));
-            await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            try {
+              await db.executeQuery(CompiledQuery.raw(`ROLLBACK TO SAVEPOINT ${name}`));
+              await db.executeQuery(CompiledQuery.raw(`RELEASE SAVEPOINT ${name}`));
+            } catch (undo: unknown) {
+              // The savepoint went with the whole transaction (MariaDB rolls all of it back on a
+              // deadlock): rethrow the deadlock so withTx retries; anything else fails the
+              // transaction, so no caller goes on after a refusal it could not undo.
+              throw database.dialect.retryableReason(e) === undefined ? undo : e;
+            }
             hooks.length = marks[0];
             before.length = marks[1];
             throw e;

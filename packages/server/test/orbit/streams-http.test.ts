@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { WeaveClient } from '@weave/sdk';
-import { streamSignal } from '../../src/orbit/append-result.js';
+import { streamWakeUpKey } from '../../src/orbit/append-result.js';
 import { enforceRetention } from '../../src/orbit/retention.js';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
@@ -85,14 +85,14 @@ forEachDialect((dialect) => {
         'GET',
         '/streams/app',
       );
-      const signals = t.server.database.signals;
-      const waiters = signals.waiterCount(streamSignal(stream.id));
+      const signals = t.server.database.wakeUps;
+      const waiters = signals.waiterCount(streamWakeUpKey(stream.id));
       const started = Date.now();
       const waiting = reader.request<Page>('GET', '/streams/app/events', {
         query: { after: stream.head_seq, wait_ms: 10_000 },
       });
       // Append only once the read found nothing and waits on this node.
-      await waitFor(() => signals.waiterCount(streamSignal(stream.id)) > waiters || undefined, {
+      await waitFor(() => signals.waiterCount(streamWakeUpKey(stream.id)) > waiters || undefined, {
         what: 'the read to wait',
       });
       const id = await runTask('late');

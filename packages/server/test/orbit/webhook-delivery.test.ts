@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createApplication } from '../../src/auth/applications.js';
+import { createApplication } from '../../src/orbit/create-application.js';
 import { ensureNamespace } from '../../src/auth/namespaces.js';
 import { getStream } from '../../src/orbit/streams.js';
 import { createSubscription, getSubscription } from '../../src/orbit/subscriptions.js';

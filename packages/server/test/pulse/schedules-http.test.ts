@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WeaveClient } from '@weave/sdk';
 import type { CreateScheduleInput } from '@weave/sdk';
-import { bootstrap } from '../../src/auth/bootstrap.js';
+import { bootstrap } from '../../src/cli/bootstrap.js';
 import { parseCron } from '../../src/pulse/cron.js';
 import { nextSlotAfter } from '../../src/pulse/cron-zone.js';
 import type { Server } from '../../src/server.js';

@@ -256,6 +256,35 @@ forEachDialect((dialect) => {
       }
     });
 
+    test('a refused firing (429) rolls back only its savepoint: the rest of the transaction stays', async () => {
+      const small = await createPulseFixture(dialect, { capacity: 1 });
+      try {
+        const { cron, slots } = await missedHourly(small);
+        const s = await makeSchedule(small, { cron, catchUp: 'latest' });
+        const other = await makeSchedule(small, { cron });
+        await small.submit();
+        await setNextSlot(small, s, slots[3] ?? 0n);
+        const result = await small.tx(async (tx) => {
+          // A write before the firing, in the same transaction: the refusal must not undo it.
+          await tx.db
+            .updateTable('schedules')
+            .set({ paused: 1 })
+            .where('id', '=', other.id)
+            .execute();
+          return fireNextDueSchedule(tx);
+        });
+        assert.equal(result.kind === 'handled' && result.outcome, 'BLOCKED');
+        assert.equal((await reload(small, other)).paused, true, 'the earlier write stays');
+        assert.deepEqual(await firings(small, s), [], 'the firing row is rolled back');
+        assert.equal(await small.count('tasks'), 1, 'the refused task is rolled back');
+        const blocked = await reload(small, s);
+        assert.equal(blocked.lastErrorCode, 'queue_full', 'the block written after it stays');
+        assert.ok(blocked.retryAt !== null);
+      } finally {
+        await small.close();
+      }
+    });
+
     test('a paused schedule does not fire; resume starts from the first slot after now', async () => {
       const { cron, slots, future } = await missedHourly(f);
       const s = await makeSchedule(f, { cron, catchUp: 'all' });

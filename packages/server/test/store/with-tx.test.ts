@@ -86,51 +86,59 @@ forEachDialect((dialect) => {
       assert.deepEqual(seen, [1]);
     });
 
+    /**
+     * Two transactions each lock one row, wait until the other holds the other row, then ask
+     * for it: a real deadlock, which InnoDB breaks by failing one of them with 1213. With
+     * `inSavepoint`, the second lock is asked for inside `tx.savepoint`.
+     */
+    async function deadlock(rows: readonly [string, string], inSavepoint: boolean) {
+      await withTx(db.database, async (tx) => {
+        await tx.db
+          .insertInto('namespaces')
+          .values(rows.map((name) => ({ name, created_at: tx.now })))
+          .execute();
+      });
+      const retries: string[] = [];
+      let aLocked!: () => void;
+      let bLocked!: () => void;
+      const aHas = new Promise<void>((r) => (aLocked = r));
+      const bHas = new Promise<void>((r) => (bLocked = r));
+      const run = (first: string, second: string, mine: () => void, theirs: Promise<void>) => {
+        let attempt = 0;
+        return withTx(
+          db.database,
+          async (tx) => {
+            attempt++;
+            await sql`SELECT id FROM namespaces WHERE name = ${first} FOR UPDATE`.execute(tx.db);
+            if (attempt === 1) {
+              mine();
+              await theirs;
+            }
+            const lockSecond = async () => {
+              await sql`SELECT id FROM namespaces WHERE name = ${second} FOR UPDATE`.execute(tx.db);
+            };
+            await (inSavepoint ? tx.savepoint(lockSecond) : lockSecond());
+            return attempt;
+          },
+          { onRetry: (reason) => retries.push(reason) },
+        );
+      };
+      const attempts = await Promise.all([
+        run(rows[0], rows[1], aLocked, bHas),
+        run(rows[1], rows[0], bLocked, aHas),
+      ]);
+      assert.deepEqual(retries, ['deadlock']);
+      assert.deepEqual([...attempts].sort(), [1, 2]);
+    }
+
     // Only InnoDB can deadlock: SQLite serialises writers with BEGIN IMMEDIATE.
     const deadlockTest = dialect === 'mysql' ? test : () => undefined;
+    void deadlockTest('a transaction chosen as a deadlock victim is retried and succeeds', () =>
+      deadlock(['dl-a', 'dl-b'], false),
+    );
     void deadlockTest(
-      'a transaction chosen as a deadlock victim is retried and succeeds',
-      async () => {
-        await withTx(db.database, async (tx) => {
-          await tx.db
-            .insertInto('namespaces')
-            .values([
-              { name: 'dl-a', created_at: tx.now },
-              { name: 'dl-b', created_at: tx.now },
-            ])
-            .execute();
-        });
-        const retries: string[] = [];
-        let aLocked!: () => void;
-        let bLocked!: () => void;
-        const aHas = new Promise<void>((r) => (aLocked = r));
-        const bHas = new Promise<void>((r) => (bLocked = r));
-        // Each transaction locks one row, waits until the other holds the other row, then asks
-        // for it: a real deadlock, which InnoDB breaks by failing one of them with 1213.
-        const run = (first: string, second: string, mine: () => void, theirs: Promise<void>) => {
-          let attempt = 0;
-          return withTx(
-            db.database,
-            async (tx) => {
-              attempt++;
-              await sql`SELECT id FROM namespaces WHERE name = ${first} FOR UPDATE`.execute(tx.db);
-              if (attempt === 1) {
-                mine();
-                await theirs;
-              }
-              await sql`SELECT id FROM namespaces WHERE name = ${second} FOR UPDATE`.execute(tx.db);
-              return attempt;
-            },
-            { onRetry: (reason) => retries.push(reason) },
-          );
-        };
-        const attempts = await Promise.all([
-          run('dl-a', 'dl-b', aLocked, bHas),
-          run('dl-b', 'dl-a', bLocked, aHas),
-        ]);
-        assert.deepEqual(retries, ['deadlock']);
-        assert.deepEqual([...attempts].sort(), [1, 2]);
-      },
+      'a deadlock inside tx.savepoint retries the whole transaction (the savepoint went with it)',
+      () => deadlock(['dl-c', 'dl-d'], true),
     );
   });
 });

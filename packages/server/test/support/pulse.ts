@@ -4,7 +4,7 @@
  * the database (no sleeps: STYLE.md §10).
  */
 import { sql } from 'kysely';
-import { createApplication } from '../../src/auth/applications.js';
+import { createApplication } from '../../src/orbit/create-application.js';
 import { ensureNamespace } from '../../src/auth/namespaces.js';
 import { claimTasks } from '../../src/pulse/claim-tasks.js';
 import type { ClaimedTask, ClaimRequest } from '../../src/pulse/claim-tasks.js';

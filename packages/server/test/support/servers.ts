@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { WeaveClient } from '@weave/sdk';
 import type { Scope } from '@weave/sdk';
-import { bootstrap } from '../../src/auth/bootstrap.js';
+import { bootstrap } from '../../src/cli/bootstrap.js';
 import { Server } from '../../src/server.js';
 import type { ServerOptions } from '../../src/server.js';
 import type { DialectName } from '../../src/store/dialect.js';

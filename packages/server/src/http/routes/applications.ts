@@ -1,7 +1,8 @@
 /** Administration of applications and their quotas (API.md "Administration"). */
 import type { JsonValue } from '@weave/json';
 import { admin } from '@weave/sdk/protocol';
-import { createApplication, getApplication, updateApplication } from '../../auth/applications.js';
+import { getApplication, updateApplication } from '../../auth/applications.js';
+import { createApplication } from '../../orbit/create-application.js';
 import { auditChange } from '../audit-change.js';
 import { expectObject, readBoolean, readInteger, rejectUnknown, requireString } from '../fields.js';
 import { applicationView } from '../presenters.js';

@@ -1,16 +1,17 @@
 /**
  * `weave bootstrap` / `weave dev`: a namespace, optionally an application with queues, and one
  * credential, in one transaction. Re-running with the same names reuses what exists and issues
- * a new key.
+ * a new key. It composes auth, pulse and orbit, so it lives at the top layer, with the CLI.
  */
 import type { Scope } from '@weave/sdk/protocol';
+import { findApplication } from '../auth/applications.js';
+import { writeAudit } from '../auth/audit.js';
+import { createCredential } from '../auth/credentials.js';
+import { ensureNamespace } from '../auth/namespaces.js';
+import { createApplication } from '../orbit/create-application.js';
+import { createQueue, findQueue } from '../pulse/queues.js';
 import type { Database } from '../store/database.js';
 import { withTx } from '../store/with-tx.js';
-import { createQueue, findQueue } from '../pulse/queues.js';
-import { createApplication, findApplication } from './applications.js';
-import { writeAudit } from './audit.js';
-import { createCredential } from './credentials.js';
-import { ensureNamespace } from './namespaces.js';
 
 export interface BootstrapInput {
   readonly namespace: string;

@@ -2,7 +2,7 @@
  * In-process wake-ups keyed by a string (a queue id, a stream key): writers call `notify(key)`
  * from `tx.afterCommit`, so a waiter never wakes before the row is visible (DESIGN.md §5a
  * "Wake, don't poll"). Nothing crosses nodes: waiters re-check at a bounded interval. One
- * instance per opened database (`database.signals`) and per server for claims; no module state.
+ * instance per opened database (`database.wakeUps`) and per server for claims; no module state.
  *
  * A waiter reads `epoch(key)` before the read that found nothing and passes it as `since`: a
  * notify that lands between that read and the wait is not lost (it would otherwise cost a whole
@@ -20,7 +20,7 @@ export interface WaitOptions {
   readonly since?: Epoch | undefined;
 }
 
-export class Signals {
+export class WakeUps {
   readonly #waiters = new Map<string, Set<() => void>>();
   /** Notifies so far, per key and in all (one small number per key ever notified). */
   readonly #epochs = new Map<string, number>();
