@@ -17,7 +17,7 @@ function matches(contract: RouteContract, method: string, path: string): boolean
 test('every route contract has a client method that sends its method and path', async () => {
   const sent: { method: string; path: string; key: string | null }[] = [];
   const fakeFetch = (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(String(input));
+    const url = new URL(input instanceof Request ? input.url : input);
     const headers = new Headers(init?.headers);
     sent.push({
       method: init?.method ?? 'GET',
