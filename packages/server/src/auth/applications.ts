@@ -46,11 +46,7 @@ export async function insertApplication(
     created_at: tx.now,
     updated_at: tx.now,
   });
-  const inserted = await insertUnique(
-    tx,
-    () => insert.executeTakeFirstOrThrow(),
-    (cause) => alreadyExists(taken, cause),
-  );
+  const inserted = await insertUnique(tx, taken, () => insert.executeTakeFirstOrThrow());
   const id = toId(inserted.insertId ?? 0n);
   await tx.db
     .insertInto('application_quotas')

@@ -145,11 +145,7 @@ async function insertStream(
     created_at: tx.now,
     updated_at: tx.now,
   });
-  await insertUnique(
-    tx,
-    () => insert.execute(),
-    (cause) => alreadyExists(taken, cause),
-  );
+  await insertUnique(tx, taken, () => insert.execute());
 }
 
 export async function findStream(

@@ -123,11 +123,7 @@ export async function createSubscription(
     created_at: tx.now,
     updated_at: tx.now,
   });
-  const inserted = await insertUnique(
-    tx,
-    () => insert.executeTakeFirstOrThrow(),
-    (cause) => alreadyExists(taken, cause),
-  );
+  const inserted = await insertUnique(tx, taken, () => insert.executeTakeFirstOrThrow());
   const subscription = await getSubscription(tx, stream.namespaceId, toId(inserted.insertId ?? 0n));
   if (secret !== null) {
     // A new webhook subscription: this node's delivery loop starts at once, not at its re-check.

@@ -51,11 +51,7 @@ export async function createQueue(tx: Tx, namespaceId: string, input: QueueInput
     created_at: tx.now,
     updated_at: tx.now,
   });
-  await insertUnique(
-    tx,
-    () => insert.execute(),
-    (cause) => alreadyExists(taken, cause),
-  );
+  await insertUnique(tx, taken, () => insert.execute());
   return getQueue(tx, namespaceId, input.name);
 }
 

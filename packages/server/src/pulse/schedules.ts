@@ -101,7 +101,8 @@ export async function createSchedule(
   const next = firstSlot(input.cron, input.timezone, tx.now);
   const queue = await findQueue(tx, namespaceId, input.queueName);
   if (queue === undefined) {
-    throw invalidArgument('$.queue', `names no queue of this namespace (got ${input.queueName})`);
+    // A missing referenced object is not_found at its path, as for queues and streams.
+    throw notFound(`queue ${input.queueName}`, { path: '$.queue' });
   }
   const taken = `schedule ${input.name} already exists`;
   if ((await findScheduleRow(tx, namespaceId, input.name)) !== undefined) {
@@ -120,11 +121,7 @@ export async function createSchedule(
     created_at: tx.now,
     updated_at: tx.now,
   });
-  await insertUnique(
-    tx,
-    () => insert.execute(),
-    (cause) => alreadyExists(taken, cause),
-  );
+  await insertUnique(tx, taken, () => insert.execute());
   return getSchedule(tx, namespaceId, input.name);
 }
 

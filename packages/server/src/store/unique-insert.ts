@@ -4,7 +4,7 @@
  * insert. `insertUnique` turns that refusal into the same answer the check gives, thrown inside
  * the transaction so `withTx` rolls the whole request back (issue 10, item 6).
  */
-import type { WeaveError } from '../errors.js';
+import { alreadyExists } from '../errors.js';
 import type { Tx } from './with-tx.js';
 
 /** Test seam (STYLE.md §8): runs between a create's existence check and its insert. */
@@ -12,17 +12,14 @@ export interface ExistenceCheckHooks {
   afterExistenceCheck?(): Promise<void>;
 }
 
-export async function insertUnique<T>(
-  tx: Tx,
-  insert: () => Promise<T>,
-  conflict: (cause: unknown) => WeaveError,
-): Promise<T> {
+/** Runs `insert`; a unique violation becomes `already_exists` with the message `taken`. */
+export async function insertUnique<T>(tx: Tx, taken: string, insert: () => Promise<T>): Promise<T> {
   try {
     return await insert();
   } catch (e: unknown) {
     if (!tx.dialect.isUniqueViolation(e)) {
       throw e;
     }
-    throw conflict(e);
+    throw alreadyExists(taken, e);
   }
 }

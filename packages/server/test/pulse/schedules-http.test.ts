@@ -55,13 +55,17 @@ forEachDialect((dialect) => {
         [{ cron: '0 0 30 2 *' }, '$.cron'],
         [{ name: 'Bad Name' }, '$.name'],
         [{ timezone: 'Europe/Atlantis' }, '$.timezone'],
-        [{ queue: 'missing' }, '$.queue'],
         [{ extra: true }, '$.extra'],
       ];
       for (const [patch, path] of bad) {
         const body = { ...HOURLY, name: 'bad', ...patch } as CreateScheduleInput;
         await rejectsAt(client.createSchedule(body), 'invalid_argument', path);
       }
+      await rejectsAt(
+        client.createSchedule({ ...HOURLY, queue: 'missing' }),
+        'not_found',
+        '$.queue',
+      );
       assert.deepEqual((await client.listSchedules()).items, []);
     });
 
