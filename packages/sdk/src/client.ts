@@ -16,6 +16,7 @@ import { ResultsClient } from './results.js';
 import { send } from './transport.js';
 import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
 import type { Completion } from './types.js';
+import { WorkflowsClient } from './workflows.js';
 
 export type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
 
@@ -25,6 +26,8 @@ export class WeaveClient {
   readonly #request: Requester = (method, path, options) => this.request(method, path, options);
   /** Orbit result streams and subscriptions, with `subscribe()` (docs/results.md). */
   readonly results: ResultsClient = new ResultsClient(this.#request);
+  /** Workflow definitions: publish, list, read versions (docs/sdk.md). */
+  readonly workflows: WorkflowsClient = new WorkflowsClient(this.#request);
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };

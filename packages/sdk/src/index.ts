@@ -10,6 +10,7 @@ export { WeaveClient } from './client.js';
 export type { ClientOptions, RawResponse, RequestOptions } from './client.js';
 export { WeaveApiError, isWeaveApiError } from './api-error.js';
 export { ResultsClient } from './results.js';
+export { WorkflowsClient } from './workflows.js';
 export type { ReadOptions, SubscribeOptions } from './results.js';
 export { Worker } from './worker.js';
 export type { StopSignal, TaskContext, TaskHandler, WorkerOptions } from './worker.js';
@@ -50,6 +51,9 @@ export type {
   TaskReceipt,
   TaskSource,
   TaskStatus,
+  Workflow,
+  WorkflowVersion,
+  WorkflowVersionSummary,
 } from './types.js';
 export { ERROR_STATUS, SCOPES, TASK_STATUSES } from './protocol/index.js';
 export type { ErrorCode, Scope } from './protocol/index.js';

@@ -4,7 +4,7 @@
  * OpenAPI document embeds. Numbers in payloads arrive as JS numbers only when exact
  * (`plain.ts`); any other stays `{kind: 'number', text}`.
  */
-import type { admin, orbit, schedules, tasks, workers } from './protocol/index.js';
+import type { admin, orbit, schedules, tasks, workers, workflows } from './protocol/index.js';
 
 export type Application = admin.Application;
 export type Queue = admin.Queue;
@@ -60,3 +60,9 @@ export type CreateStreamInput = orbit.CreateStreamInput;
 export type CreateSubscriptionInput = orbit.CreateSubscriptionInput;
 /** One webhook delivery attempt. */
 export type Delivery = orbit.Delivery;
+
+export type Workflow = workflows.Workflow;
+/** A version without its source. */
+export type WorkflowVersionSummary = workflows.WorkflowVersionSummary;
+/** A version with its source as published. */
+export type WorkflowVersion = workflows.WorkflowVersion;

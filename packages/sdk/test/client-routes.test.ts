@@ -77,6 +77,11 @@ test('every route contract has a client method that sends its method and path', 
     () => r.resumeSubscription('1'),
     () => r.rotateSecret('1'),
     () => r.listDeliveries('1'),
+    () => client.workflows.publish({ schema_version: 1, name: 'w', steps: [] }),
+    () => client.workflows.list(),
+    () => client.workflows.get('w'),
+    () => client.workflows.listVersions('w'),
+    () => client.workflows.getVersion('w', 2),
   ];
   for (const call of calls) {
     await call();

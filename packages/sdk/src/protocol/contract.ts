@@ -15,8 +15,8 @@ export interface RouteContract {
   readonly method: HttpMethod;
   /** Path below `/v1/namespaces/{ns}`, OpenAPI style (`/queues/{queue}`). */
   readonly path: string;
-  /** The scope a credential needs (its own namespace only). */
-  readonly scope: Scope;
+  /** The scope a credential needs (its own namespace only); of a list, any one of them. */
+  readonly scope: Scope | readonly Scope[];
   /** OpenAPI tag: the part of the API (`Administration`, `Tasks`, `Workers`, …). */
   readonly tag: string;
   readonly summary: string;
@@ -34,6 +34,8 @@ export interface RouteContract {
   readonly query?: Readonly<Record<string, Schema>>;
   /** The success answer: its status and body. */
   readonly status: 200 | 201 | 202;
+  /** Other success statuses with the same answer, and when (`200` for an existing object). */
+  readonly otherStatuses?: Readonly<Partial<Record<200 | 201 | 202, string>>>;
   readonly answer: Schema;
   /** Error codes the route itself can answer with (the ones every route can give are added). */
   readonly errors: readonly ErrorCode[];

@@ -48,4 +48,5 @@ export * as orbit from './orbit.js';
 export * as schedules from './schedules.js';
 export * as tasks from './tasks.js';
 export * as workers from './workers.js';
+export * as workflows from './workflows.js';
 export { ROUTES } from './routes.js';

@@ -5,6 +5,7 @@ import * as orbit from './orbit.js';
 import * as schedules from './schedules.js';
 import * as tasks from './tasks.js';
 import * as workers from './workers.js';
+import * as workflows from './workflows.js';
 
 function contractsOf(module: Readonly<Record<string, unknown>>): RouteContract[] {
   return Object.values(module).filter(
@@ -13,6 +14,11 @@ function contractsOf(module: Readonly<Record<string, unknown>>): RouteContract[]
   );
 }
 
-export const ROUTES: readonly RouteContract[] = [admin, tasks, workers, schedules, orbit].flatMap(
-  contractsOf,
-);
+export const ROUTES: readonly RouteContract[] = [
+  admin,
+  tasks,
+  workers,
+  schedules,
+  orbit,
+  workflows,
+].flatMap(contractsOf);

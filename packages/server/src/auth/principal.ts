@@ -27,6 +27,20 @@ export function requireScope(principal: Principal, scope: Scope): void {
   }
 }
 
+/** At least one of the scopes (routes a reader or a publisher may call). */
+export function requireAnyScope(principal: Principal, scopes: readonly Scope[]): void {
+  const [first] = scopes;
+  if (first !== undefined && !scopes.some((scope) => hasScope(principal, scope))) {
+    throw new WeaveError(
+      'permission_denied',
+      `the credential lacks the scope ${scopes.join(' or ')}`,
+      {
+        details: { scope: scopes.length === 1 ? first : [...scopes] },
+      },
+    );
+  }
+}
+
 export function requireQueue(principal: Principal, queueName: string): void {
   if (!canUseQueue(principal, queueName)) {
     throw new WeaveError('permission_denied', `the credential may not use queue ${queueName}`, {

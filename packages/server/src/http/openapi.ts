@@ -41,7 +41,7 @@ function pathParams(path: string): string[] {
 }
 
 /** Path parameters that are ids; the others are names. */
-const ID_PARAMS = new Set(['task', 'attempt', 'subscription', 'id']);
+const ID_PARAMS = new Set(['task', 'attempt', 'subscription', 'id', 'version']);
 
 /** What a client sees for each code, as an example of the one error shape. */
 const ERROR_EXAMPLES: Partial<Record<ErrorCode, { message: string; details?: object }>> = {
@@ -148,6 +148,12 @@ function operationOf(contract: RouteContract) {
         description: contract.summary,
         content: json(contract.answer, contract.example?.answer),
       },
+      ...Object.fromEntries(
+        Object.entries(contract.otherStatuses ?? {}).map(([status, when]) => [
+          status,
+          { description: when, content: json(contract.answer, undefined) },
+        ]),
+      ),
       ...errorResponses(contract),
     },
   };

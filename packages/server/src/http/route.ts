@@ -34,6 +34,8 @@ export interface SessionContext extends Omit<RouteContext, 'tx'> {
 }
 
 export interface Answer<T> {
+  /** One of the contract's `otherStatuses` instead of its `status` (e.g. 200 for an existing object). */
+  readonly status?: 200 | 201 | 202;
   /** Plain JS or exact-JSON values; written with @weave/json. */
   readonly body: T;
   /**

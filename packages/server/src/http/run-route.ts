@@ -11,7 +11,7 @@ import type { JsonValue } from '@weave/json';
 import { authenticate, bearerKey } from '../auth/authenticate.js';
 import { writeAudit } from '../auth/audit.js';
 import type { Principal } from '../auth/principal.js';
-import { requireScope } from '../auth/principal.js';
+import { requireAnyScope } from '../auth/principal.js';
 import { WeaveError, isWeaveError } from '../errors.js';
 import { claimReceipt, completeReceipt } from '../auth/receipts.js';
 import type { ReceiptKey } from '../auth/receipts.js';
@@ -79,7 +79,7 @@ async function authorize(tx: Tx, route: Route, req: IncomingRequest, seen: Seen)
       details: { path: '$.namespace' },
     });
   }
-  requireScope(principal, scope);
+  requireAnyScope(principal, typeof scope === 'string' ? [scope] : scope);
   return principal;
 }
 
@@ -107,7 +107,7 @@ async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequ
     },
     input,
   );
-  return { status: route.contract.status, body: toJsonText(result.body), replayed: false };
+  return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
 }
 
 function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
@@ -126,13 +126,25 @@ function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequ
     }
     const result = await route.handle({ ...contextOf(env, req, principal), tx }, input);
     const body = toJsonText(result.body);
-    const status = route.contract.status;
+    const status = statusOf(route, result.status);
     if (receipt !== undefined) {
       const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
       await completeReceipt(tx, receipt, { status, body: stored });
     }
     return { status, body, replayed: false };
   });
+}
+
+/** The contract's status, or one of its declared other statuses (anything else is a bug). */
+function statusOf(route: Route, status: number | undefined): number {
+  const { contract } = route;
+  if (status === undefined || status === contract.status) {
+    return contract.status;
+  }
+  if (contract.otherStatuses?.[status as 200 | 201 | 202] === undefined) {
+    throw new Error(`${contract.id} answered ${status}, which its contract does not declare`);
+  }
+  return status;
 }
 
 function receiptKey(

@@ -21,10 +21,12 @@
  *   结清 settle → none: the result transaction → pulse/settle-task.ts
  *   受理 admission → application_quotas.active_bound (locked), queues capacity → pulse/admission.ts
  *   截止 deadline → tasks.deadline_at → pulse/expire-leases.ts
- * Weave terms with no table yet (weave_* tables come with the workflow runtime): definition/
- * version, source digest, instance, step, activation, gate, poll round, wait, signal (workflow
- * signals; the in-process wake-ups are store/wake-ups.ts), business key, correlation key, inbox
- * event, frozen snapshot, pending advance, checkpoint, recovery, control version.
+ *   流程定义/版本 definition/version → weave_definitions, weave_definition_versions → weave/definitions/
+ *   原文摘要 source digest → weave_definition_versions.digest → weave/definitions/publish-definition.ts
+ * Weave terms with no table yet (the runtime's tables come with it, docs/design/runtime.md):
+ * instance, step, activation, gate, poll round, wait, signal (workflow signals; the in-process
+ * wake-ups are store/wake-ups.ts), business key, correlation key, inbox event, frozen snapshot,
+ * pending advance, checkpoint, recovery, control version.
  *
  * Row types of the foundation tables, as Kysely sees them (snake_case, as stored).
  * Integers arrive as `number | bigint | string` depending on the driver; map them once with
@@ -109,6 +111,31 @@ export interface ReceiptsTable {
   request_digest: string;
   status_code: Int;
   response: string;
+  created_at: Int;
+}
+
+export interface WeaveDefinitionsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  name: string;
+  latest_version: Generated<Int>;
+  created_at: Int;
+  updated_at: Int;
+}
+
+export interface WeaveDefinitionVersionsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  definition_id: Int;
+  version: Int;
+  source: string;
+  digest: string;
+  schema_version: Int;
+  step_count: Int;
+  /** JSON array text of the referenced queue names, sorted. */
+  queues: string;
+  has_tasks: Int;
+  created_by: Int | null;
   created_at: Int;
 }
 
@@ -313,4 +340,6 @@ export interface Schema {
   orbit_result_events: OrbitResultEventsTable;
   orbit_subscriptions: OrbitSubscriptionsTable;
   orbit_deliveries: OrbitDeliveriesTable;
+  weave_definitions: WeaveDefinitionsTable;
+  weave_definition_versions: WeaveDefinitionVersionsTable;
 }

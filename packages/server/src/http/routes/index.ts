@@ -10,6 +10,7 @@ import { taskRoutes } from './tasks.js';
 import { taskSourceRoutes } from './task-source.js';
 import { webhookRoutes } from './webhooks.js';
 import { workerRoutes } from './workers.js';
+import { workflowRoutes } from './workflows.js';
 
 export const allRoutes: readonly Route[] = [
   ...applicationRoutes,
@@ -22,4 +23,5 @@ export const allRoutes: readonly Route[] = [
   ...streamRoutes,
   ...subscriptionRoutes,
   ...webhookRoutes,
+  ...workflowRoutes,
 ];
