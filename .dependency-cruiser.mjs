@@ -91,9 +91,10 @@ export default {
     {
       name: 'server-sdk-protocol-only',
       comment:
-        'of the sdk, the server imports only the shared wire constants (@weave/sdk/protocol)',
+        'of the sdk, the server imports only the shared wire constants (@weave/sdk/protocol); ' +
+        'the commands that call a running server (cli/) are clients and use the SDK client',
       severity: 'error',
-      from: { path: `^${SERVER}` },
+      from: { path: `^${SERVER}`, pathNot: `^${SERVER}cli/` },
       to: {
         path: ['^packages/sdk/', '^@weave/sdk($|/)'],
         pathNot: ['^packages/sdk/(build/)?src/protocol/', '^@weave/sdk/protocol$'],

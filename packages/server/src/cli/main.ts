@@ -17,7 +17,7 @@ commands:
   server     run a server (--db mysql://… or a SQLite path)
   migrate    apply database migrations (--db …) [--print]
   bootstrap  create a namespace, application, queues and a credential (--db … --namespace …)
-  workflows  validate FILE | simulate FILE --input JSON --results JSON (offline)
+  workflows  validate FILE | simulate FILE … (offline) | publish FILE (to a server)
   version    print the version
 
 Run 'weave <command> --help' for the options of a command.`;

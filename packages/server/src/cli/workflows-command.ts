@@ -5,16 +5,30 @@
  */
 import { readFileSync } from 'node:fs';
 import { formatProblems, formatSimulation, simulate, validateDefinitionText } from '@weave/engine';
+import { parse, stringify } from '@weave/json';
+import { isWeaveApiError } from '@weave/sdk';
 import { parseCommand } from './options.js';
+import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 
 const HELP = `usage: weave workflows validate FILE
        weave workflows simulate FILE [--input JSON] [--results JSON] [--limit N]
+       weave workflows publish FILE [--url URL] [--namespace NS] [--key KEY] [--json]
 
   validate   compile the definition and list every problem with its JSON path
+  publish    publish the definition to a server as a new version (the same source again:
+             the version that holds it)
   simulate   play planning rounds against made-up step results and print each round
              (results format: docs/definitions.md "Simulating"); JSON or @file
 
-Run 'weave workflows validate --help' or 'weave workflows simulate --help' for details.`;
+Run 'weave workflows validate --help', 'simulate --help' or 'publish --help' for details.`;
+
+const PUBLISH_HELP = `usage: weave workflows publish FILE [--url URL] [--namespace NS] [--key KEY] [--json] [--help]
+
+  FILE             a workflow definition (JSON); numbers are sent with their exact text
+${REMOTE_HELP}
+  --json           print the server's answer as JSON
+Prints the workflow and version published (or already holding this source); on problems, one
+line per problem with its JSON path, and exit status 1. The key needs workflows:publish.`;
 
 const VALIDATE_HELP = `usage: weave workflows validate FILE [--help]
 
@@ -39,6 +53,9 @@ export function runWorkflows(argv: readonly string[]): Promise<number> {
   }
   if (sub === 'simulate') {
     return Promise.resolve(runSimulate(rest));
+  }
+  if (sub === 'publish') {
+    return runPublish(rest);
   }
   process.stdout.write(`${HELP}\n`);
   return Promise.resolve(sub === undefined || sub === '--help' || sub === '-h' ? 0 : 2);
@@ -99,4 +116,36 @@ function runSimulate(argv: readonly string[]): number {
     return 1;
   }
   return 0;
+}
+
+async function runPublish(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, {
+    help: { type: 'boolean', short: 'h' },
+    json: { type: 'boolean' },
+    ...REMOTE_OPTIONS,
+  });
+  if (values.help === true) {
+    process.stdout.write(`${PUBLISH_HELP}\n`);
+    return 0;
+  }
+  const definition = parse(fileArgument(positionals));
+  const client = remoteClient(values);
+  try {
+    const answer = await client.workflows.publish(definition);
+    const line = answer.created
+      ? `published ${answer.workflow} version ${answer.version} (sha256 ${answer.digest})`
+      : `unchanged: ${answer.workflow} version ${answer.version} already holds this source`;
+    process.stdout.write(`${values.json === true ? stringify(answer as never) : line}\n`);
+    return 0;
+  } catch (e: unknown) {
+    const problems = isWeaveApiError(e) ? e.details.problems : undefined;
+    if (!Array.isArray(problems)) {
+      throw e;
+    }
+    for (const p of problems as { path: string; code: string; message: string }[]) {
+      process.stdout.write(`${p.path}: ${p.code}: ${p.message}\n`);
+    }
+    process.stderr.write(`weave workflows publish: ${problems.length} problem(s)\n`);
+    return 1;
+  }
 }

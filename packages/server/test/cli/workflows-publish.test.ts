@@ -1,0 +1,76 @@
+/**
+ * `weave workflows publish FILE` (issue 11 Deliver 10): the CLI publishes through the SDK to a
+ * running server, prints the version (or that the source is already published), and on a
+ * definition with problems prints one line per problem with its JSON path and exits 1.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runWeave } from '../support/processes.js';
+import { startTestServer } from '../support/servers.js';
+import type { TestServer } from '../support/servers.js';
+
+describe('weave workflows publish', () => {
+  let t: TestServer;
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    t = await startTestServer('sqlite', { sweepIntervalMs: false, scheduleIntervalMs: false });
+    dir = mkdtempSync(join(tmpdir(), 'weave-publish-'));
+    env = {
+      WEAVE_URL: t.server.url,
+      WEAVE_NAMESPACE: 'ns',
+      WEAVE_KEY: await t.keyWith('ns', ['workflows:publish']),
+    };
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await t.close();
+  });
+
+  test('publishes a file as version 1, then says the same source is unchanged', async () => {
+    const file = join(dir, 'greet.json');
+    writeFileSync(
+      file,
+      '{"schema_version": 1, "name": "greet", "steps": [{"id": "nap", "kind": "TIMER", "duration": "PT1S"}], "output": {"n": 1e400}}',
+    );
+    const first = await runWeave(['workflows', 'publish', file], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^published greet version 1 \(sha256 [0-9a-f]{64}\)\n$/);
+    const again = await runWeave(['workflows', 'publish', file, '--json'], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /"created":false/);
+    const { version } = await t.admin.workflows.getVersion('greet', 1);
+    assert.deepEqual(version.definition, {
+      schema_version: 1,
+      name: 'greet',
+      steps: [{ id: 'nap', kind: 'TIMER', duration: 'PT1S' }],
+      output: { n: { kind: 'number', text: '1e400' } },
+    });
+  });
+
+  test('a definition with problems: one line per problem with its path, exit 1', async () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(
+      file,
+      '{"schema_version": 1, "name": "Bad", "steps": [{"id": "x", "kind": "TASK"}]}',
+    );
+    const run = await runWeave(['workflows', 'publish', file], env);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /^\$\.definition\.name: /m);
+    assert.match(run.stdout, /^\$\.definition\.steps\[0\]/m);
+    assert.match(run.stderr, /problem\(s\)/);
+  });
+
+  test('without a key it says how to give one; --help prints usage and exits 0', async () => {
+    const file = join(dir, 'greet.json');
+    const run = await runWeave(['workflows', 'publish', file], { ...env, WEAVE_KEY: '' });
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, /--key KEY or WEAVE_KEY/);
+    const help = await runWeave(['workflows', 'publish', '--help'], env);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: weave workflows publish FILE/);
+  });
+});
