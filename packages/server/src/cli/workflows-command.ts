@@ -135,7 +135,7 @@ async function runPublish(argv: readonly string[]): Promise<number> {
     const line = answer.created
       ? `published ${answer.workflow} version ${answer.version} (sha256 ${answer.digest})`
       : `unchanged: ${answer.workflow} version ${answer.version} already holds this source`;
-    process.stdout.write(`${values.json === true ? stringify(answer as never) : line}\n`);
+    process.stdout.write(`${values.json === true ? stringify(answer) : line}\n`);
     return 0;
   } catch (e: unknown) {
     const problems = isWeaveApiError(e) ? e.details.problems : undefined;
