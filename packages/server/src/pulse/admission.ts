@@ -32,44 +32,74 @@ export interface AdmissionTarget {
   readonly capacity: number;
 }
 
-export async function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> {
+/** One task into one queue of the application. */
+export function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> {
+  const { queueId, queueName, capacity } = target;
+  return admitTasks(tx, { ...target, queues: [{ queueId, queueName, capacity, count: 1 }] });
+}
+
+export interface BatchAdmission {
+  readonly namespaceId: string;
+  readonly applicationId: string;
+  /** The queues of this application that receive tasks, and how many each. */
+  readonly queues: readonly {
+    readonly queueId: string;
+    readonly queueName: string;
+    readonly capacity: number;
+    readonly count: number;
+  }[];
+}
+
+/**
+ * Several tasks of one application at once (a workflow round's first batch): one lock of the
+ * quota row, one bound update, the exact counts only at a limit. All or nothing: a full quota
+ * or queue refuses the whole batch (the caller's transaction rolls back, A1.7).
+ */
+export async function admitTasks(tx: Tx, batch: BatchAdmission): Promise<void> {
+  const total = batch.queues.reduce((n, q) => n + q.count, 0);
+  if (total === 0) {
+    return;
+  }
   const quota = await tx.dialect
     .forUpdate(
       tx.db
         .selectFrom('application_quotas')
         .select(['max_active_tasks', 'active_bound'])
-        .where('application_id', '=', target.applicationId)
-        .where('namespace_id', '=', target.namespaceId),
+        .where('application_id', '=', batch.applicationId)
+        .where('namespace_id', '=', batch.namespaceId),
     )
     .executeTakeFirst();
   if (quota === undefined) {
-    throw new Error(`application ${target.applicationId} has no quota row`);
+    throw new Error(`application ${batch.applicationId} has no quota row`);
   }
-  const maxActive = toInt(quota.max_active_tasks);
+  const maxActive = BigInt(toInt(quota.max_active_tasks));
   let bound = BigInt(quota.active_bound);
-  if (bound >= BigInt(maxActive)) {
-    bound = BigInt(await countActive(tx, target.applicationId, maxActive));
-    if (bound >= BigInt(maxActive)) {
+  if (bound + BigInt(total) > maxActive) {
+    bound = BigInt(await countActive(tx, batch, Number(maxActive)));
+    if (bound + BigInt(total) > maxActive) {
       throw new WeaveError('quota_exceeded', 'the application has its maximum of active tasks', {
-        details: { limit: maxActive },
+        details: { limit: Number(maxActive) },
       });
     }
   }
-  // The queue's pending tasks are some of the application's active ones: below the capacity
-  // whenever the bound is.
-  if (bound >= BigInt(target.capacity)) {
-    const pending = await countPending(tx, target.queueId, target.capacity);
-    if (pending >= target.capacity) {
-      throw new WeaveError('queue_full', `queue ${target.queueName} is full`, {
-        details: { limit: target.capacity, queue: target.queueName },
-      });
+  for (const queue of batch.queues) {
+    // The queue's pending tasks are some of the application's active ones: below the capacity
+    // whenever the bound is.
+    if (bound + BigInt(queue.count) > BigInt(queue.capacity)) {
+      const pending = await countPending(tx, batch.namespaceId, queue.queueId, queue.capacity);
+      if (pending + queue.count > queue.capacity) {
+        throw new WeaveError('queue_full', `queue ${queue.queueName} is full`, {
+          details: { limit: queue.capacity, queue: queue.queueName },
+        });
+      }
     }
   }
   await tx.write(
     tx.db
       .updateTable('application_quotas')
-      .set({ active_bound: bound + 1n })
-      .where('application_id', '=', target.applicationId),
+      .set({ active_bound: bound + BigInt(total) })
+      .where('application_id', '=', batch.applicationId)
+      .where('namespace_id', '=', batch.namespaceId),
   );
 }
 
@@ -89,13 +119,18 @@ export async function forgetActiveBound(tx: Tx, applicationId: string): Promise<
 }
 
 /** Counts at most `cap` rows: the answer only has to say whether the limit is reached. */
-async function countActive(tx: Tx, applicationId: string, cap: number): Promise<number> {
+async function countActive(
+  tx: Tx,
+  app: { namespaceId: string; applicationId: string },
+  cap: number,
+): Promise<number> {
   const row = await tx.db
     .selectFrom((eb) =>
       eb
         .selectFrom('tasks')
         .select('id')
-        .where('application_id', '=', applicationId)
+        .where('namespace_id', '=', app.namespaceId)
+        .where('application_id', '=', app.applicationId)
         .where('status', 'in', ACTIVE_STATUSES)
         .limit(cap)
         .as('a'),
@@ -105,12 +140,18 @@ async function countActive(tx: Tx, applicationId: string, cap: number): Promise<
   return toInt(row.n);
 }
 
-async function countPending(tx: Tx, queueId: string, cap: number): Promise<number> {
+async function countPending(
+  tx: Tx,
+  namespaceId: string,
+  queueId: string,
+  cap: number,
+): Promise<number> {
   const row = await tx.db
     .selectFrom((eb) =>
       eb
         .selectFrom('tasks')
         .select('id')
+        .where('namespace_id', '=', namespaceId)
         .where('queue_id', '=', queueId)
         .where('status', '=', 'PENDING')
         .limit(cap)

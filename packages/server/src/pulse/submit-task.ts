@@ -91,6 +91,53 @@ export function resolveDeadline(
   return deadline;
 }
 
+/** What a new task row holds, whoever submits it (a client, a schedule, a workflow round). */
+export interface NewTask {
+  readonly namespaceId: string;
+  readonly applicationId: string;
+  readonly queueId: string;
+  /** JSON text written by @weave/json. */
+  readonly input: string;
+  readonly idempotent: boolean;
+  readonly priority: number;
+  readonly deadlineAt: Micros;
+  readonly attemptTimeoutUs?: Micros | undefined;
+  readonly retry: RetryPolicy;
+  readonly traceKey?: string | undefined;
+  readonly resourceKey?: string | undefined;
+  readonly resultStreamId: string | null;
+  /** The workflow activation or poll round that owns the task (E1.3); none for plain tasks. */
+  readonly owner?: { readonly kind: string; readonly id: string } | undefined;
+}
+
+/** The `tasks` row of a new task: PENDING, revision 1, available now, its retry policy frozen. */
+export function newTaskRow(tx: Tx, task: NewTask) {
+  return {
+    namespace_id: task.namespaceId,
+    application_id: task.applicationId,
+    queue_id: task.queueId,
+    status: 'PENDING' as const,
+    input: task.input,
+    idempotent: task.idempotent ? 1 : 0,
+    priority: task.priority,
+    trace_key: task.traceKey ?? null,
+    resource_key: task.resourceKey ?? null,
+    result_stream_id: task.resultStreamId,
+    deadline_at: task.deadlineAt,
+    attempt_timeout_us: task.attemptTimeoutUs ?? null,
+    retry_max_attempts: task.retry.maxAttempts,
+    retry_initial_interval_us: task.retry.initialIntervalUs,
+    retry_backoff_coefficient: task.retry.backoffCoefficient,
+    retry_max_interval_us: task.retry.maxIntervalUs,
+    retry_non_retryable_codes: task.retry.nonRetryableCodes.join(' '),
+    owner_kind: task.owner?.kind ?? null,
+    owner_id: task.owner?.id ?? null,
+    available_at: tx.now,
+    created_at: tx.now,
+    updated_at: tx.now,
+  };
+}
+
 async function insertTask(
   tx: Tx,
   input: SubmitInput,
@@ -102,28 +149,15 @@ async function insertTask(
 ): Promise<Task> {
   const query = tx.db
     .insertInto('tasks')
-    .values({
-      namespace_id: input.namespaceId,
-      application_id: at.queue.application_id as string,
-      queue_id: at.queue.id as string,
-      status: 'PENDING',
-      input: input.input,
-      idempotent: input.idempotent ? 1 : 0,
-      priority: input.priority,
-      trace_key: input.traceKey ?? null,
-      resource_key: input.resourceKey ?? null,
-      result_stream_id: at.resultStreamId,
-      deadline_at: at.deadlineAt,
-      attempt_timeout_us: input.attemptTimeoutUs ?? null,
-      retry_max_attempts: input.retry.maxAttempts,
-      retry_initial_interval_us: input.retry.initialIntervalUs,
-      retry_backoff_coefficient: input.retry.backoffCoefficient,
-      retry_max_interval_us: input.retry.maxIntervalUs,
-      retry_non_retryable_codes: input.retry.nonRetryableCodes.join(' '),
-      available_at: tx.now,
-      created_at: tx.now,
-      updated_at: tx.now,
-    })
+    .values(
+      newTaskRow(tx, {
+        ...input,
+        applicationId: toId(at.queue.application_id as string),
+        queueId: toId(at.queue.id as string),
+        deadlineAt: at.deadlineAt,
+        resultStreamId: at.resultStreamId,
+      }),
+    )
     .returningAll();
   // The row as stored, defaults included, in the insert's own round trip (RETURNING: SQLite
   // ≥ 3.35, MariaDB ≥ 10.5; executeQuery because Kysely's MySQL adapter drops RETURNING rows).
@@ -133,20 +167,26 @@ async function insertTask(
     throw new Error('the task insert returned no row');
   }
   const task = toTask(row);
-  await writeSubmitEvent(tx, input.namespaceId, task.id);
+  await writeSubmitEvents(tx, input.namespaceId, [task.id]);
   return task;
 }
 
-/** Revision 1 of every task: its first raw status event. */
-async function writeSubmitEvent(tx: Tx, namespaceId: string, id: string): Promise<void> {
+/** Revision 1 of every task: its first raw status event (one insert for many tasks). */
+export async function writeSubmitEvents(
+  tx: Tx,
+  namespaceId: string,
+  ids: readonly string[],
+): Promise<void> {
   await tx.write(
-    tx.db.insertInto('task_events').values({
-      namespace_id: namespaceId,
-      task_id: id,
-      revision: 1,
-      type: 'task.submitted',
-      status: 'PENDING',
-      at: tx.now,
-    }),
+    tx.db.insertInto('task_events').values(
+      ids.map((id) => ({
+        namespace_id: namespaceId,
+        task_id: id,
+        revision: 1,
+        type: 'task.submitted',
+        status: 'PENDING',
+        at: tx.now,
+      })),
+    ),
   );
 }

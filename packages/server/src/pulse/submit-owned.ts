@@ -1,0 +1,82 @@
+/**
+ * Tasks a workflow round creates (runtime.md §2.3): many at once, each owned by its activation
+ * or poll round (`owner_kind`, `owner_id`, E1.3), admitted per application under one lock of its
+ * quota row (ascending application id, the lock order), inserted in one statement with their
+ * first raw status events in another. All or nothing: a full quota or queue refuses the whole
+ * set, and the caller's transaction rolls back (A1.7).
+ *
+ * Inputs arrive resolved and bounded by the planner (E3.6: ≤ 256 KiB); deadlines arrive computed
+ * by the caller (min of task timeout, instance deadline and POLL deadline, A1.8).
+ */
+import { compareIds, toId } from '../store/values.js';
+import type { Tx } from '../store/with-tx.js';
+import { admitTasks } from './admission.js';
+import type { NewTask } from './submit-task.js';
+import { newTaskRow, writeSubmitEvents } from './submit-task.js';
+import type { Task } from './task-record.js';
+import { toTask } from './task-record.js';
+
+export interface OwnedTask extends NewTask {
+  readonly queueName: string;
+  /** The queue's capacity (max pending tasks), read by the caller with the queue. */
+  readonly capacity: number;
+  readonly owner: { readonly kind: string; readonly id: string };
+}
+
+/** The created tasks, in the order of `specs`. */
+export async function submitOwnedTasks(
+  tx: Tx,
+  namespaceId: string,
+  specs: readonly OwnedTask[],
+): Promise<Task[]> {
+  if (specs.length === 0) {
+    return [];
+  }
+  for (const batch of admissionsOf(namespaceId, specs)) {
+    await admitTasks(tx, batch);
+  }
+  const query = tx.db
+    .insertInto('tasks')
+    .values(specs.map((spec) => newTaskRow(tx, { ...spec, namespaceId })))
+    .returningAll();
+  const { rows } = await tx.db.executeQuery(query.compile());
+  // RETURNING order is not promised; every owned task has its own owner, so match by it.
+  const byOwner = new Map(rows.map((row) => [`${row.owner_kind}:${toId(row.owner_id ?? 0)}`, row]));
+  const tasks = specs.map((spec) => {
+    const row = byOwner.get(`${spec.owner.kind}:${spec.owner.id}`);
+    if (row === undefined) {
+      throw new Error(`the insert returned no task for ${spec.owner.kind} ${spec.owner.id}`);
+    }
+    return toTask(row);
+  });
+  await writeSubmitEvents(
+    tx,
+    namespaceId,
+    tasks.map((t) => t.id),
+  );
+  return tasks;
+}
+
+/** One admission per application (ascending id), with the count per queue. */
+function admissionsOf(namespaceId: string, specs: readonly OwnedTask[]) {
+  const apps = new Map<
+    string,
+    Map<string, { queueName: string; capacity: number; count: number }>
+  >();
+  for (const spec of specs) {
+    const queues = apps.get(spec.applicationId) ?? new Map();
+    apps.set(spec.applicationId, queues);
+    const queue = queues.get(spec.queueId) ?? {
+      queueName: spec.queueName,
+      capacity: spec.capacity,
+      count: 0,
+    };
+    queue.count += 1;
+    queues.set(spec.queueId, queue);
+  }
+  return [...apps.keys()].sort(compareIds).map((applicationId) => ({
+    namespaceId,
+    applicationId,
+    queues: [...(apps.get(applicationId) ?? [])].map(([queueId, q]) => ({ queueId, ...q })),
+  }));
+}
