@@ -66,7 +66,7 @@ function admissionsOf(namespaceId: string, specs: readonly OwnedTask[]) {
   for (const spec of specs) {
     const queues = apps.get(spec.applicationId) ?? new Map();
     apps.set(spec.applicationId, queues);
-    const queue = queues.get(spec.queueId) ?? {
+    const queue: Counted = queues.get(spec.queueId) ?? {
       queueName: spec.queueName,
       capacity: spec.capacity,
       count: 0,
