@@ -57,14 +57,17 @@ export async function submitOwnedTasks(
   return tasks;
 }
 
+interface Counted {
+  readonly queueName: string;
+  readonly capacity: number;
+  count: number;
+}
+
 /** One admission per application (ascending id), with the count per queue. */
 function admissionsOf(namespaceId: string, specs: readonly OwnedTask[]) {
-  const apps = new Map<
-    string,
-    Map<string, { queueName: string; capacity: number; count: number }>
-  >();
+  const apps = new Map<string, Map<string, Counted>>();
   for (const spec of specs) {
-    const queues = apps.get(spec.applicationId) ?? new Map();
+    const queues = apps.get(spec.applicationId) ?? new Map<string, Counted>();
     apps.set(spec.applicationId, queues);
     const queue: Counted = queues.get(spec.queueId) ?? {
       queueName: spec.queueName,
