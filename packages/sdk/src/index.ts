@@ -1,5 +1,7 @@
 /**
  * @weave/sdk: the client SDK of Weave. Depends only on @weave/json and the global `fetch`.
+ * The client, the task `Worker`, webhook verification and `defineWorkflow`, a typed builder of
+ * workflow definitions (docs/sdk.md "Defining workflows in TypeScript").
  *
  * @example
  * import { WeaveClient } from '@weave/sdk';
