@@ -8,7 +8,8 @@ import type { Reference, Value } from './define-values.js';
  * A condition as the definition language writes it.
  *
  * @example
- * const big: Condition = { gt: ['$.input.amount', 1000] }; // the same as gt(ref.input('amount'), 1000)
+ * // the same as gt(ref.input('amount'), 1000)
+ * const big: Condition = { gt: ['$.input.amount', 1000] };
  */
 export type Condition =
   | { readonly eq: readonly [Value, Value] }
@@ -24,7 +25,12 @@ export type Condition =
   | { readonly is_null: Reference }
   | { readonly in: readonly [Value, Value] };
 
-/** `a` equals `b` (numbers by exact value, objects ignoring key order). @example eq(ref.input('vip'), true) */
+/**
+ * `a` equals `b` (numbers by exact value, objects ignoring key order).
+ *
+ * @example
+ * eq(ref.input('vip'), true)
+ */
 export function eq(a: Value, b: Value): Condition {
   return { eq: [a, b] };
 }
@@ -34,7 +40,12 @@ export function ne(a: Value, b: Value): Condition {
   return { ne: [a, b] };
 }
 
-/** Both numbers (exactly) or both strings (by code point): `a < b`. @example lt(ref.input('amount'), 10) */
+/**
+ * Both numbers (exactly) or both strings (by code point): `a < b`.
+ *
+ * @example
+ * lt(ref.input('amount'), 10)
+ */
 export function lt(a: Value, b: Value): Condition {
   return { lt: [a, b] };
 }
@@ -54,12 +65,22 @@ export function ge(a: Value, b: Value): Condition {
   return { ge: [a, b] };
 }
 
-/** Every condition holds (left to right, stopping early). @example and(exists(ref.input('vip')), eq(ref.input('vip'), true)) */
+/**
+ * Every condition holds (left to right, stopping early).
+ *
+ * @example
+ * and(exists(ref.input('vip')), eq(ref.input('vip'), true))
+ */
 export function and(first: Condition, ...rest: readonly Condition[]): Condition {
   return { and: [first, ...rest] };
 }
 
-/** Some condition holds (left to right, stopping early). @example or(eq(ref.input('tier'), 'gold'), gt(ref.input('amount'), 1000)) */
+/**
+ * Some condition holds (left to right, stopping early).
+ *
+ * @example
+ * or(eq(ref.input('tier'), 'gold'), gt(ref.input('amount'), 1000))
+ */
 export function or(first: Condition, ...rest: readonly Condition[]): Condition {
   return { or: [first, ...rest] };
 }

@@ -15,7 +15,12 @@ import type { Reference, Value } from './define-values.js';
  */
 export type Duration = `P${string}`;
 
-/** A list of steps run one after the other. @example const steps: Steps = [timer('cool', { duration: 'PT1H' })]; */
+/**
+ * A list of steps run one after the other.
+ *
+ * @example
+ * const steps: Steps = [timer('cool', { duration: 'PT1H' })];
+ */
 export type Steps = readonly Step[];
 
 /** Any step. @example const step: Step = task('mail', { queue: 'mail' }); */
@@ -25,7 +30,7 @@ export type Step = TaskStep | BranchStep | ParallelStep | SignalStep | TimerStep
  * A TASK's retry policy (docs/definitions.md "TASK").
  *
  * @example
- * const retry: RetryOptions = { max_attempts: 5, initial_interval: 'PT1S', backoff_coefficient: 1.5 };
+ * const retry: RetryOptions = { max_attempts: 5, initial_interval: 'PT1S' };
  */
 export type RetryOptions = {
   readonly max_attempts?: number;
@@ -35,7 +40,12 @@ export type RetryOptions = {
   readonly non_retryable_codes?: readonly string[];
 };
 
-/** The fields of a TASK. @example const options: TaskOptions = { queue: 'billing', idempotent: true }; */
+/**
+ * The fields of a TASK.
+ *
+ * @example
+ * const options: TaskOptions = { queue: 'billing', idempotent: true };
+ */
 export type TaskOptions = {
   readonly description?: string;
   readonly queue: string;
@@ -47,23 +57,43 @@ export type TaskOptions = {
   readonly resource_key?: string;
 };
 
-/** One case of a BRANCH. @example const big: BranchCase = when(gt(ref.input('amount'), 1000), []); */
+/**
+ * One case of a BRANCH.
+ *
+ * @example
+ * const big: BranchCase = when(gt(ref.input('amount'), 1000), []);
+ */
 export type BranchCase = { readonly when: Condition; readonly steps: Steps };
 
-/** The fields of a BRANCH. @example const options: BranchOptions = { cases: [when(exists(ref.input('vip')), [])] }; */
+/**
+ * The fields of a BRANCH.
+ *
+ * @example
+ * const options: BranchOptions = { cases: [when(exists(ref.input('vip')), [])] };
+ */
 export type BranchOptions = {
   readonly description?: string;
   readonly cases: readonly [BranchCase, ...BranchCase[]];
   readonly default?: Steps;
 };
 
-/** The fields of a PARALLEL. @example const options: ParallelOptions = { branches: { mail: [] } }; */
+/**
+ * The fields of a PARALLEL.
+ *
+ * @example
+ * const options: ParallelOptions = { branches: { mail: [] } };
+ */
 export type ParallelOptions = {
   readonly description?: string;
   readonly branches: { readonly [name: string]: Steps };
 };
 
-/** The fields of a SIGNAL. @example const options: SignalOptions = { name: 'approval', correlation: ref.input('orderId') }; */
+/**
+ * The fields of a SIGNAL.
+ *
+ * @example
+ * const options: SignalOptions = { name: 'approval', correlation: ref.input('orderId') };
+ */
 export type SignalOptions = {
   readonly description?: string;
   readonly name: string;
@@ -82,7 +112,11 @@ export type ClassValue = string | number | JsonNumber | boolean | null;
  * A POLL's classifier: where the class value sits in a query result, and the lists.
  *
  * @example
- * const classify: Classifier = { path: ref.result('status'), pending: ['IN_TRANSIT'], succeeded: ['DELIVERED'] };
+ * const classify: Classifier = {
+ *   path: ref.result('status'),
+ *   pending: ['IN_TRANSIT'],
+ *   succeeded: ['DELIVERED'],
+ * };
  */
 export type Classifier = {
   readonly path: Reference;
@@ -92,14 +126,30 @@ export type Classifier = {
   readonly review?: readonly ClassValue[];
 };
 
-/** A POLL's `final_signal`. @example const signal: FinalSignal = { name: 'delivered', correlation: ref.input('orderId') }; */
+/**
+ * A POLL's `final_signal`.
+ *
+ * @example
+ * const signal: FinalSignal = { name: 'delivered', correlation: ref.input('orderId') };
+ */
 export type FinalSignal = {
   readonly name: string;
   readonly correlation: string;
   readonly payload_version?: number;
 };
 
-/** The fields of a POLL. @example const options: PollOptions = { queue: 'carrier', interval: 'PT5M', max_rounds: 100, timeout: 'P3D', classify }; */
+/**
+ * The fields of a POLL.
+ *
+ * @example
+ * const options: PollOptions = {
+ *   queue: 'carrier',
+ *   interval: 'PT5M',
+ *   max_rounds: 100,
+ *   timeout: 'P3D',
+ *   classify: { path: ref.result('status'), succeeded: ['DELIVERED'] },
+ * };
+ */
 export type PollOptions = {
   readonly description?: string;
   readonly queue: string;
@@ -116,15 +166,35 @@ type StepOf<K extends string, O> = { readonly id: string; readonly kind: K } & O
 
 /** A TASK step as JSON. @example const step: TaskStep = task('mail', { queue: 'mail' }); */
 export type TaskStep = StepOf<'TASK', TaskOptions>;
-/** A BRANCH step as JSON. @example const step: BranchStep = branch('route', { cases: [when(c, [])] }); */
+/**
+ * A BRANCH step as JSON.
+ *
+ * @example
+ * const step: BranchStep = branch('route', { cases: [when(exists(ref.input('vip')), [])] });
+ */
 export type BranchStep = StepOf<'BRANCH', BranchOptions>;
-/** A PARALLEL step as JSON. @example const step: ParallelStep = parallel('ship', { branches: {} }); */
+/**
+ * A PARALLEL step as JSON.
+ *
+ * @example
+ * const step: ParallelStep = parallel('ship', { branches: { mail: [] } });
+ */
 export type ParallelStep = StepOf<'PARALLEL', ParallelOptions>;
-/** A SIGNAL step as JSON. @example const step: SignalStep = signal('approve', { name: 'approval', correlation: 'A1' }); */
+/**
+ * A SIGNAL step as JSON.
+ *
+ * @example
+ * const step: SignalStep = signal('approve', { name: 'approval', correlation: 'A1' });
+ */
 export type SignalStep = StepOf<'SIGNAL', SignalOptions>;
 /** A TIMER step as JSON. @example const step: TimerStep = timer('cool', { duration: 'PT1H' }); */
 export type TimerStep = StepOf<'TIMER', TimerOptions>;
-/** A POLL step as JSON. @example const step: PollStep = poll('track', options); */
+/**
+ * A POLL step as JSON.
+ *
+ * @example
+ * const step: PollStep = poll('track', options); // options: PollOptions, as above
+ */
 export type PollStep = StepOf<'POLL', PollOptions>;
 
 /**

@@ -15,7 +15,11 @@ export type SchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'object' 
  * snake_case names; objects are closed unless `additional_properties` is true.
  *
  * @example
- * const schema: InputSchema = { type: 'object', required: ['orderId'], properties: { orderId: { type: 'string' } } };
+ * const schema: InputSchema = {
+ *   type: 'object',
+ *   required: ['orderId'],
+ *   properties: { orderId: { type: 'string' } },
+ * };
  */
 export type InputSchema = {
   readonly type?: SchemaType | readonly SchemaType[];
@@ -26,7 +30,12 @@ export type InputSchema = {
   readonly description?: string;
 };
 
-/** What `defineWorkflow` takes: the document without `schema_version`. @example const options: WorkflowOptions = { name: 'order', steps: [] }; */
+/**
+ * What `defineWorkflow` takes: the document without `schema_version`.
+ *
+ * @example
+ * const options: WorkflowOptions = { name: 'order', steps: [] };
+ */
 export type WorkflowOptions = {
   readonly name: string;
   readonly description?: string;
@@ -56,7 +65,8 @@ declare const types: unique symbol;
  * server at Start).
  *
  * @example
- * const order: WorkflowHandle<{ orderId: string }, { tracking: unknown }> = defineWorkflow({ name: 'order', steps: [] });
+ * type OrderInput = { orderId: string };
+ * const order: WorkflowHandle<OrderInput> = defineWorkflow<OrderInput>({ name: 'order', steps: [] });
  */
 export type WorkflowHandle<Input = unknown, Output = unknown> = {
   readonly name: string;

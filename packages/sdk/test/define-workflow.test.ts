@@ -281,6 +281,14 @@ describe('defineWorkflow', () => {
     assert.deepEqual(bodies, [expected, expected]);
   });
 
+  test('a handle is recognized by its Symbol.for brand, as one made by another SDK copy is', () => {
+    const definition = { schema_version: 1, name: 'w', steps: [] };
+    const foreign = { name: 'w', definition, [Symbol.for('@weave/sdk.workflow-handle')]: true };
+    assert.equal(isWorkflowHandle(foreign), true);
+    assert.equal(isWorkflowHandle({ name: 'w', definition }), false);
+    assert.equal(isWorkflowHandle(null), false);
+  });
+
   test('the handle carries the input and output types (compile-time checks)', () => {
     const order = orderWorkflow();
     assert.equal(order.name, 'order');
