@@ -1,5 +1,7 @@
 /**
  * @weave/sdk: the client SDK of Weave. Depends only on @weave/json and the global `fetch`.
+ * The client, the task `Worker`, webhook verification and `defineWorkflow`, a typed builder of
+ * workflow definitions (docs/sdk.md "Defining workflows in TypeScript").
  *
  * @example
  * import { WeaveClient } from '@weave/sdk';
@@ -17,6 +19,43 @@ export type { StopSignal, TaskContext, TaskHandler, WorkerOptions } from './work
 export { NonRetryableError } from './worker-errors.js';
 export { WebhookSignatureError, verifyWebhookSignature } from './webhook-signature.js';
 export type { VerifyWebhookOptions, WebhookSignatureErrorCode } from './webhook-signature.js';
+export { defineWorkflow, isWorkflowHandle } from './define-workflow.js';
+export type {
+  InputOf,
+  InputSchema,
+  OutputOf,
+  SchemaType,
+  WorkflowDefinition,
+  WorkflowHandle,
+  WorkflowOptions,
+} from './define-workflow.js';
+export { branch, parallel, poll, signal, task, timer, when } from './define-steps.js';
+export type {
+  BranchCase,
+  BranchOptions,
+  BranchStep,
+  ClassValue,
+  Classifier,
+  Duration,
+  FinalSignal,
+  ParallelOptions,
+  ParallelStep,
+  PollOptions,
+  PollStep,
+  RetryOptions,
+  SignalOptions,
+  SignalStep,
+  Step,
+  Steps,
+  TaskOptions,
+  TaskStep,
+  TimerOptions,
+  TimerStep,
+} from './define-steps.js';
+export { and, eq, exists, ge, gt, isIn, isNull, le, lt, ne, not, or } from './define-conditions.js';
+export type { Condition } from './define-conditions.js';
+export { literal, num, ref } from './define-values.js';
+export type { PathSegment, Reference, StepReference, Value } from './define-values.js';
 export { toPlain } from './plain.js';
 export type { Plain } from './plain.js';
 export type {

@@ -7,6 +7,7 @@
  */
 import { callRoute } from './call-route.js';
 import type { CallArgs } from './call-route.js';
+import { isWorkflowHandle } from './define-workflow.js';
 import type { QueryOf, RouteContract } from './protocol/index.js';
 import { workflows } from './protocol/index.js';
 import type { Requester } from './transport.js';
@@ -25,13 +26,15 @@ export class WorkflowsClient {
   /**
    * Publish a definition (scope workflows:publish). The same source again returns the version
    * that holds it (`created: false`); a definition with problems is refused with every problem
-   * in `details.problems`.
+   * in `details.problems`. Takes the definition as JSON or a `defineWorkflow` handle.
    *
    * @example
    * const { workflow, version } = await client.workflows.publish({ schema_version: 1, name: 'order', steps: [] });
+   * await client.workflows.publish(defineWorkflow({ name: 'order', steps: [] }));
    */
   publish(definition: unknown, idempotencyKey?: string) {
-    return this.#call(workflows.publishWorkflow, { body: { definition }, idempotencyKey });
+    const body = { definition: isWorkflowHandle(definition) ? definition.definition : definition };
+    return this.#call(workflows.publishWorkflow, { body, idempotencyKey });
   }
 
   /** @example const { items } = await client.workflows.list(); */
