@@ -200,7 +200,7 @@ forEachDialect((dialect) => {
       assert.equal(other.code, 'idempotency_conflict');
     });
 
-    test('A3.6: publishing rights are not instance rights, and reading takes workflows:read or workflows:publish', async () => {
+    test('[A3.6] publishing rights are not instance rights, and reading takes workflows:read or workflows:publish', async () => {
       const reader = t.clientFor('ns', await t.keyWith('ns', ['workflows:read']));
       const starter = t.clientFor('ns', await t.keyWith('ns', ['workflows:start', 'tasks:submit']));
       assert.equal((await reader.workflows.get('order')).workflow.name, 'order');
