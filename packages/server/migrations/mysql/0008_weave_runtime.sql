@@ -1,4 +1,4 @@
--- 0008 流程运行时：实例、活动实例上界、闸门、步骤、激活、等待、轮询轮次、内部结果收件箱、待续推进、实例历史。
+-- 0008 流程运行时：实例、活动实例上界、门控、步骤、激活、等待、轮次、内部结果收件箱、待续记录、实例历史。
 -- MariaDB DDL is not transactional: every statement is re-runnable (IF NOT EXISTS).
 -- Instants are BIGINT Unix microseconds of the database clock; durations are BIGINT microseconds.
 -- Zero foreign keys: every relation is checked in code within one namespace (A2.7, E1.4, E2.4).
@@ -44,20 +44,20 @@ CREATE TABLE IF NOT EXISTS weave_instance_bounds (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='活动实例上界：受理时加排他锁，串行化命名空间的最后名额';
 
 CREATE TABLE IF NOT EXISTS weave_gates (
-  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '闸门ID',
+  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '门控ID',
   namespace_id BIGINT NOT NULL COMMENT '所属命名空间ID',
-  instance_id BIGINT NOT NULL COMMENT '所属流程实例ID（每实例一个闸门）',
-  state VARCHAR(16) NOT NULL COMMENT '闸门状态：OPEN（可派发新工作）/HELD（暂停）/CLOSING（收尾或失败中，不派发新工作）/CLOSED（实例已终结）',
+  instance_id BIGINT NOT NULL COMMENT '所属流程实例ID（每实例一个门控）',
+  state VARCHAR(16) NOT NULL COMMENT '门控状态：OPEN（可派发新工作）/HELD（暂停）/CLOSING（收尾或失败中，不派发新工作）/CLOSED（实例已终结）',
   control_version BIGINT NOT NULL DEFAULT 0 COMMENT '最后一次变更时实例控制版本的副本',
   reason VARCHAR(64) NULL COMMENT '非 OPEN 的原因：deadline/completed/failed',
   created_at BIGINT NOT NULL COMMENT '创建时间（Unix微秒）',
   updated_at BIGINT NOT NULL COMMENT '最后修改时间（Unix微秒）',
   PRIMARY KEY (id),
   UNIQUE KEY uq_weave_gates_instance (namespace_id, instance_id)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='实例闸门：结果归属检查读取它；只有 OPEN 时允许新工作';
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='实例门控：结果归属检查读取它；只有 OPEN 时允许新工作';
 
 CREATE TABLE IF NOT EXISTS weave_steps (
-  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '步骤行ID（激活与待续推进指向它）',
+  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '步骤行ID（激活与待续记录指向它）',
   namespace_id BIGINT NOT NULL COMMENT '所属命名空间ID',
   instance_id BIGINT NOT NULL COMMENT '所属流程实例ID',
   step_id VARCHAR(64) NOT NULL COMMENT '定义中的步骤ID；内部根步骤为 $root',
@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS weave_activations (
   number INT NOT NULL COMMENT '该步骤的第几次激活（1、2……）；与步骤行一起唯一，重算的轮次不会重复激活',
   kind VARCHAR(16) NOT NULL COMMENT '步骤类型（同 weave_steps.kind）',
   status VARCHAR(16) NOT NULL COMMENT '激活状态：ACTIVE/WAITING/SUCCEEDED/FAILED/CANCELLED/NEEDS_REVIEW；SUPERSEDED 表示被人工恢复取代的旧激活',
-  task_id BIGINT NULL COMMENT '仅 TASK：对应的任务ID；POLL 为NULL（通过轮询轮次关联任务）',
+  task_id BIGINT NULL COMMENT '仅 TASK：对应的任务ID；POLL 为NULL（通过轮次关联任务）',
   input MEDIUMTEXT NULL COMMENT 'TASK/POLL 解析后的输入JSON原文（保留数字原文）',
   last_task_revision BIGINT NOT NULL DEFAULT 0 COMMENT '已应用的最高来源任务版本（给核查后重试的任务结果排序）',
   poll_interval_us BIGINT NULL COMMENT 'POLL 轮询间隔（微秒）',
@@ -125,7 +125,7 @@ CREATE TABLE IF NOT EXISTS weave_waits (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='等待：TIMER、SIGNAL、POLL 最终信号或 POLL 截止，由数据库时钟驱动';
 
 CREATE TABLE IF NOT EXISTS weave_poll_rounds (
-  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '轮询轮次ID',
+  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '轮次ID',
   namespace_id BIGINT NOT NULL COMMENT '所属命名空间ID',
   instance_id BIGINT NOT NULL COMMENT '所属流程实例ID',
   activation_id BIGINT NOT NULL COMMENT '所属 POLL 激活ID',
@@ -141,7 +141,7 @@ CREATE TABLE IF NOT EXISTS weave_poll_rounds (
   UNIQUE KEY uq_weave_poll_rounds_task (namespace_id, task_id),
   KEY ix_weave_poll_rounds_due (state, due_at, namespace_id, id),
   KEY ix_weave_poll_rounds_instance (namespace_id, instance_id, state)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='轮询轮次：POLL 的每轮查询一行，轮数只在这里计';
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='轮次：POLL 的每轮查询一行，轮数只在这里计';
 
 CREATE TABLE IF NOT EXISTS weave_inbox (
   id BIGINT NOT NULL AUTO_INCREMENT COMMENT '内部结果事件ID',
@@ -173,7 +173,7 @@ CREATE TABLE IF NOT EXISTS weave_inbox (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='内部结果收件箱：任务结果事务写入、消费者在实例锁下消费的持久事件';
 
 CREATE TABLE IF NOT EXISTS weave_pending_advances (
-  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '待续推进ID',
+  id BIGINT NOT NULL AUTO_INCREMENT COMMENT '待续记录ID',
   namespace_id BIGINT NOT NULL COMMENT '所属命名空间ID',
   instance_id BIGINT NOT NULL COMMENT '所属流程实例ID；每实例至多一行',
   root_step_row_id BIGINT NOT NULL COMMENT '根步骤 $root 的步骤行ID',
@@ -188,7 +188,7 @@ CREATE TABLE IF NOT EXISTS weave_pending_advances (
   PRIMARY KEY (id),
   UNIQUE KEY uq_weave_pending_advances_instance (namespace_id, instance_id),
   KEY ix_weave_pending_scan (state, available_at, namespace_id, id)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='待续推进：一轮变更预算用尽时的有界推进检查点，持久保存而非内存唤醒';
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin COMMENT='待续记录：一轮变更预算用尽时的有界推进检查点，持久保存而非内存唤醒';
 
 CREATE TABLE IF NOT EXISTS weave_history (
   id BIGINT NOT NULL AUTO_INCREMENT COMMENT '历史事件ID',
@@ -200,7 +200,7 @@ CREATE TABLE IF NOT EXISTS weave_history (
   step_id VARCHAR(64) NULL COMMENT '相关步骤ID',
   activation_id BIGINT NULL COMMENT '相关激活ID',
   task_id BIGINT NULL COMMENT '相关任务ID',
-  round_id BIGINT NULL COMMENT '相关轮询轮次ID',
+  round_id BIGINT NULL COMMENT '相关轮次ID',
   inbox_id BIGINT NULL COMMENT '相关内部结果事件ID',
   at BIGINT NOT NULL COMMENT '事务的数据库时间（Unix微秒）',
   details MEDIUMTEXT NULL COMMENT '小型JSON：错误码、分支序号、原因；不含业务载荷，instance.* 事件除外（与结果流事件一样带实例输出或错误原文）',

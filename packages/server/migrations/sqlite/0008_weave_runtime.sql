@@ -1,4 +1,4 @@
--- 0008 流程运行时：实例、活动实例上界、闸门、步骤、激活、等待、轮询轮次、内部结果收件箱、待续推进、实例历史。
+-- 0008 流程运行时：实例、活动实例上界、门控、步骤、激活、等待、轮次、内部结果收件箱、待续记录、实例历史。
 -- SQLite keeps no comments in its catalog: the Chinese comment is the `-- ` on the same line.
 -- Instants are INTEGER Unix microseconds of the database clock; durations are INTEGER microseconds.
 -- Zero foreign keys: every relation is checked in code within one namespace (A2.7, E1.4, E2.4).
@@ -41,11 +41,11 @@ CREATE TABLE weave_instance_bounds ( -- 活动实例上界：受理时加排他�
   updated_at INTEGER NOT NULL -- 最后修改时间（Unix微秒）
 );
 
-CREATE TABLE weave_gates ( -- 实例闸门：结果归属检查读取它；只有 OPEN 时允许新工作
-  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 闸门ID
+CREATE TABLE weave_gates ( -- 实例门控：结果归属检查读取它；只有 OPEN 时允许新工作
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 门控ID
   namespace_id INTEGER NOT NULL, -- 所属命名空间ID
-  instance_id INTEGER NOT NULL, -- 所属流程实例ID（每实例一个闸门）
-  state TEXT NOT NULL, -- 闸门状态：OPEN（可派发新工作）/HELD（暂停）/CLOSING（收尾或失败中，不派发新工作）/CLOSED（实例已终结）
+  instance_id INTEGER NOT NULL, -- 所属流程实例ID（每实例一个门控）
+  state TEXT NOT NULL, -- 门控状态：OPEN（可派发新工作）/HELD（暂停）/CLOSING（收尾或失败中，不派发新工作）/CLOSED（实例已终结）
   control_version INTEGER NOT NULL DEFAULT 0, -- 最后一次变更时实例控制版本的副本
   reason TEXT NULL, -- 非 OPEN 的原因：deadline/completed/failed
   created_at INTEGER NOT NULL, -- 创建时间（Unix微秒）
@@ -54,7 +54,7 @@ CREATE TABLE weave_gates ( -- 实例闸门：结果归属检查读取它；只�
 CREATE UNIQUE INDEX uq_weave_gates_instance ON weave_gates (namespace_id, instance_id);
 
 CREATE TABLE weave_steps ( -- 实例步骤：每个静态步骤一行，另加内部根步骤 $root；即引擎快照
-  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 步骤行ID（激活与待续推进指向它）
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 步骤行ID（激活与待续记录指向它）
   namespace_id INTEGER NOT NULL, -- 所属命名空间ID
   instance_id INTEGER NOT NULL, -- 所属流程实例ID
   step_id TEXT NOT NULL, -- 定义中的步骤ID；内部根步骤为 $root
@@ -85,7 +85,7 @@ CREATE TABLE weave_activations ( -- 步骤激活：步骤的每次激活一行�
   number INTEGER NOT NULL, -- 该步骤的第几次激活（1、2……）；与步骤行一起唯一，重算的轮次不会重复激活
   kind TEXT NOT NULL, -- 步骤类型（同 weave_steps.kind）
   status TEXT NOT NULL, -- 激活状态：ACTIVE/WAITING/SUCCEEDED/FAILED/CANCELLED/NEEDS_REVIEW；SUPERSEDED 表示被人工恢复取代的旧激活
-  task_id INTEGER NULL, -- 仅 TASK：对应的任务ID；POLL 为NULL（通过轮询轮次关联任务）
+  task_id INTEGER NULL, -- 仅 TASK：对应的任务ID；POLL 为NULL（通过轮次关联任务）
   input TEXT NULL, -- TASK/POLL 解析后的输入JSON原文（保留数字原文）
   last_task_revision INTEGER NOT NULL DEFAULT 0, -- 已应用的最高来源任务版本（给核查后重试的任务结果排序）
   poll_interval_us INTEGER NULL, -- POLL 轮询间隔（微秒）
@@ -118,8 +118,8 @@ CREATE TABLE weave_waits ( -- 等待：TIMER、SIGNAL、POLL 最终信号或 POL
 CREATE INDEX ix_weave_waits_due ON weave_waits (state, due_at, namespace_id, id);
 CREATE INDEX ix_weave_waits_activation ON weave_waits (namespace_id, activation_id);
 
-CREATE TABLE weave_poll_rounds ( -- 轮询轮次：POLL 的每轮查询一行，轮数只在这里计
-  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 轮询轮次ID
+CREATE TABLE weave_poll_rounds ( -- 轮次：POLL 的每轮查询一行，轮数只在这里计
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 轮次ID
   namespace_id INTEGER NOT NULL, -- 所属命名空间ID
   instance_id INTEGER NOT NULL, -- 所属流程实例ID
   activation_id INTEGER NOT NULL, -- 所属 POLL 激活ID
@@ -164,8 +164,8 @@ CREATE UNIQUE INDEX uq_weave_inbox_source ON weave_inbox (namespace_id, source_t
 CREATE INDEX ix_weave_inbox_scan ON weave_inbox (state, available_at, namespace_id, id);
 CREATE INDEX ix_weave_inbox_instance ON weave_inbox (namespace_id, instance_id, state, id);
 
-CREATE TABLE weave_pending_advances ( -- 待续推进：一轮变更预算用尽时的有界推进检查点，持久保存而非内存唤醒
-  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 待续推进ID
+CREATE TABLE weave_pending_advances ( -- 待续记录：一轮变更预算用尽时的有界推进检查点，持久保存而非内存唤醒
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- 待续记录ID
   namespace_id INTEGER NOT NULL, -- 所属命名空间ID
   instance_id INTEGER NOT NULL, -- 所属流程实例ID；每实例至多一行
   root_step_row_id INTEGER NOT NULL, -- 根步骤 $root 的步骤行ID
@@ -191,7 +191,7 @@ CREATE TABLE weave_history ( -- 实例历史：在引起事件的事务内写入
   step_id TEXT NULL, -- 相关步骤ID
   activation_id INTEGER NULL, -- 相关激活ID
   task_id INTEGER NULL, -- 相关任务ID
-  round_id INTEGER NULL, -- 相关轮询轮次ID
+  round_id INTEGER NULL, -- 相关轮次ID
   inbox_id INTEGER NULL, -- 相关内部结果事件ID
   at INTEGER NOT NULL, -- 事务的数据库时间（Unix微秒）
   details TEXT NULL -- 小型JSON：错误码、分支序号、原因；不含业务载荷，instance.* 事件除外（与结果流事件一样带实例输出或错误原文）
