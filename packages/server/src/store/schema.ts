@@ -23,12 +23,25 @@
  *   截止 deadline → tasks.deadline_at → pulse/expire-leases.ts
  *   流程定义/版本 definition/version → weave_definitions, weave_definition_versions → weave/definitions/
  *   原文摘要 source digest → weave_definition_versions.digest → weave/definitions/publish-definition.ts
- * Weave terms with no table yet (the runtime's tables come with it, docs/design/runtime.md):
- * instance, step, activation, gate, poll round, wait, signal (workflow signals; the in-process
- * wake-ups are store/wake-ups.ts), business key, correlation key, inbox event, frozen snapshot,
- * pending advance, checkpoint, recovery, control version.
+ *   实例 instance → weave_instances (+ weave_instance_bounds) → Instance, weave/model/rows.ts
+ *   步骤 step → weave_steps (+ `$root`) → StepRow, weave/model/rows.ts
+ *   激活 activation → weave_activations → Activation, weave/model/rows.ts
+ *   门控 gate → weave_gates → Gate, weave/model/rows.ts
+ *   轮次 poll round → weave_poll_rounds → PollRound, weave/model/rows.ts
+ *   等待 wait → weave_waits → Wait, weave/model/rows.ts
+ *   业务键 business key → weave_instances.business_key → Instance.businessKey
+ *   关联 correlation key → weave_waits.correlation_key (exact bytes) → Wait.correlationKey
+ *   内部结果事件 inbox event → weave_inbox → InboxEvent, weave/model/rows.ts
+ *   冻结快照 frozen snapshot → weave_inbox.snapshot → InboxEvent.snapshot
+ *   待续记录 pending advance → weave_pending_advances → PendingAdvance, weave/model/rows.ts
+ *   检查点 checkpoint → weave_pending_advances.checkpoint → PendingAdvance.checkpoint
+ *   控制版本 control version → weave_instances.control_version → Instance.controlVersion
+ *   实例历史 history → weave_history → HistoryEvent, weave/model/rows.ts
+ * Weave terms with no table yet (they come with issue 12, docs/design/runtime.md §1.11):
+ * signal (workflow signals, weave_signals; the in-process wake-ups are store/wake-ups.ts),
+ * recovery.
  *
- * Row types of the foundation tables, as Kysely sees them (snake_case, as stored).
+ * Row types of the tables, as Kysely sees them (snake_case, as stored).
  * Integers arrive as `number | bigint | string` depending on the driver; map them once with
  * `store/values.ts`. Instants are Unix microseconds of the database clock.
  */
@@ -321,6 +334,188 @@ export interface OrbitDeliveriesTable {
   at: Int;
 }
 
+/** Weave runtime (migration 0008; docs/design/runtime.md §1). The instance row is the per-instance mutex. */
+export interface WeaveInstancesTable {
+  id: IdColumn;
+  namespace_id: Int;
+  definition_id: Int;
+  version_id: Int;
+  version: Int;
+  digest: string;
+  application_id: Int;
+  result_stream_id: Int | null;
+  status: string;
+  revision: Int;
+  history_seq: Generated<Int>;
+  paused: Generated<Int>;
+  control_version: Generated<Int>;
+  ending: string | null;
+  ending_at: Int | null;
+  business_key: string | null;
+  input: string;
+  output: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  error_step_id: string | null;
+  deadline_at: Int;
+  created_by: Int | null;
+  created_at: Int;
+  updated_at: Int;
+  finished_at: Int | null;
+}
+
+/** Upper bound of a namespace's active instances (A4.3), locked by Start only. */
+export interface WeaveInstanceBoundsTable {
+  namespace_id: Int;
+  active_bound: Int;
+  updated_at: Int;
+}
+
+export interface WeaveGatesTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  state: string;
+  control_version: Generated<Int>;
+  reason: string | null;
+  created_at: Int;
+  updated_at: Int;
+}
+
+/** One row per static step plus `$root`: the engine's snapshot (docs/design/engine.md). */
+export interface WeaveStepsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  step_id: string;
+  kind: string;
+  position: Int;
+  status: string;
+  revision: Generated<Int>;
+  output: string | null;
+  case_index: Int | null;
+  completed_by: string | null;
+  cancel_requested: Generated<Int>;
+  current_activation_id: Int | null;
+  activation_count: Generated<Int>;
+  error_code: string | null;
+  error_message: string | null;
+  started_at: Int | null;
+  finished_at: Int | null;
+  updated_at: Int;
+}
+
+export interface WeaveActivationsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  step_row_id: Int;
+  step_id: string;
+  number: Int;
+  kind: string;
+  status: string;
+  task_id: Int | null;
+  input: string | null;
+  last_task_revision: Generated<Int>;
+  poll_interval_us: Int | null;
+  poll_max_rounds: Int | null;
+  poll_used_rounds: Int | null;
+  poll_deadline_at: Int | null;
+  poll_task_timeout_us: Int | null;
+  current_round_id: Int | null;
+  created_at: Int;
+  finished_at: Int | null;
+}
+
+export interface WeaveWaitsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  activation_id: Int;
+  step_row_id: Int;
+  purpose: string;
+  signal_name: string | null;
+  payload_version: Int | null;
+  /** Exact bytes (VARBINARY / BLOB). */
+  correlation_key: Uint8Array | null;
+  due_at: Int;
+  state: string;
+  created_at: Int;
+  closed_at: Int | null;
+}
+
+export interface WeavePollRoundsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  activation_id: Int;
+  number: Int;
+  state: string;
+  due_at: Int;
+  task_id: Int | null;
+  classification: string | null;
+  created_at: Int;
+  finished_at: Int | null;
+}
+
+/** Durable task results for the consumer (E2.1–E2.7). */
+export interface WeaveInboxTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  event_id: string;
+  type: string;
+  source_task_id: Int | null;
+  source_activation_id: Int | null;
+  source_revision: Int | null;
+  source_round_id: Int | null;
+  source_step_revision: Int | null;
+  /** The frozen `schema_version = 1` snapshot text. */
+  snapshot: string | null;
+  state: string;
+  outcome: string | null;
+  available_at: Int;
+  lease_owner: string | null;
+  lease_until: Int | null;
+  generation: Generated<Int>;
+  failures: Generated<Int>;
+  error_code: string | null;
+  created_at: Int;
+  processed_at: Int | null;
+}
+
+/** At most one per instance: the bounded-advance checkpoint (A3.2, E3.11). */
+export interface WeavePendingAdvancesTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  root_step_row_id: Int;
+  root_step_revision: Int;
+  checkpoint: string;
+  state: string;
+  available_at: Int;
+  lease_owner: string | null;
+  lease_until: Int | null;
+  generation: Generated<Int>;
+  created_at: Int;
+}
+
+export interface WeaveHistoryTable {
+  id: IdColumn;
+  namespace_id: Int;
+  instance_id: Int;
+  seq: Int;
+  instance_revision: Int;
+  type: string;
+  step_id: string | null;
+  activation_id: Int | null;
+  task_id: Int | null;
+  round_id: Int | null;
+  inbox_id: Int | null;
+  at: Int;
+  details: string | null;
+}
+
 export interface Schema {
   namespaces: NamespacesTable;
   applications: ApplicationsTable;
@@ -342,4 +537,14 @@ export interface Schema {
   orbit_deliveries: OrbitDeliveriesTable;
   weave_definitions: WeaveDefinitionsTable;
   weave_definition_versions: WeaveDefinitionVersionsTable;
+  weave_instances: WeaveInstancesTable;
+  weave_instance_bounds: WeaveInstanceBoundsTable;
+  weave_gates: WeaveGatesTable;
+  weave_steps: WeaveStepsTable;
+  weave_activations: WeaveActivationsTable;
+  weave_waits: WeaveWaitsTable;
+  weave_poll_rounds: WeavePollRoundsTable;
+  weave_inbox: WeaveInboxTable;
+  weave_pending_advances: WeavePendingAdvancesTable;
+  weave_history: WeaveHistoryTable;
 }

@@ -29,6 +29,19 @@ const TERMS_WITH_A_TABLE = [
   'settle',
   'admission',
   'deadline',
+  'instance',
+  'step',
+  'activation',
+  'gate',
+  'poll round',
+  'wait',
+  'business key',
+  'correlation key',
+  'inbox event',
+  'frozen snapshot',
+  'pending advance',
+  'checkpoint',
+  'control version',
 ];
 
 const source = (path: string) => {
