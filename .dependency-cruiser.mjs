@@ -21,7 +21,7 @@ const inServer = (parts) => `^${SERVER}(${parts.join('|')})`;
  * Pulse's result transaction calls Weave's inbox step at its place in the order (seed 000 §1
  * steps 4–5; pulse/settle-task.ts): the one upward edge, allowed from that file to that file only.
  */
-const WEAVE_STEP = `^${SERVER}weave/runtime/deliver-result\\.ts$`;
+const WEAVE_STEP = `^${SERVER}weave/delivery/deliver-result\\.ts$`;
 const WEAVE_STEP_CALLER = `^${SERVER}pulse/settle-task\\.ts$`;
 
 const layerRules = LAYERS.slice(0, -1).map(([name, parts], i) => ({

@@ -16,7 +16,7 @@ import { sql } from 'kysely';
 import { writeAudits } from '../auth/audit.js';
 import { appendResult } from '../orbit/append-result.js';
 import type { Tx } from '../store/with-tx.js';
-import { deliverResult } from '../weave/runtime/deliver-result.js';
+import { deliverResult } from '../weave/delivery/deliver-result.js';
 import { releaseResource } from './resource-keys.js';
 import type { TaskChange } from './task-change.js';
 import { updateTaskRow, writeTaskEvents } from './task-change.js';

@@ -58,11 +58,11 @@ const PLANTED: Readonly<Record<string, string>> = {
   'weave/model/m2.ts': 'export const m2 = 1;\n',
   'weave/runtime/r1.ts': "import { m2 } from '../model/m2.js';\nexport const r1 = m2;\n",
   'weave/runtime/r2.ts': 'export const r2 = 1;\n',
-  'weave/runtime/deliver-result.ts': 'export const deliverResult = 1;\n',
+  'weave/delivery/deliver-result.ts': 'export const deliverResult = 1;\n',
   'pulse/settle-task.ts':
-    "import { deliverResult } from '../weave/runtime/deliver-result.js';\nexport const s = deliverResult;\n",
+    "import { deliverResult } from '../weave/delivery/deliver-result.js';\nexport const s = deliverResult;\n",
   'pulse/cancel-task.ts':
-    "import { deliverResult } from '../weave/runtime/deliver-result.js';\nexport const c = deliverResult;\n",
+    "import { deliverResult } from '../weave/delivery/deliver-result.js';\nexport const c = deliverResult;\n",
   'pulse/up.ts': "import { m2 } from '../weave/model/m2.js';\nexport const u = m2;\n",
 };
 
@@ -143,7 +143,7 @@ describe('dependency rules on a planted tree', () => {
 
   test('pulse importing weave is refused, but for settle-task.ts calling the weave step', () => {
     assert.ok(!found.some((v) => v.from === `${SRC}/pulse/settle-task.ts`), JSON.stringify(found));
-    const step = 'weave/runtime/deliver-result.ts';
+    const step = 'weave/delivery/deliver-result.ts';
     assert.ok(reported('layer-order-weave-step', 'pulse/cancel-task.ts', step));
     assert.ok(reported('layer-order-pulse-orbit', 'pulse/up.ts', 'weave/model/m2.ts'));
   });
