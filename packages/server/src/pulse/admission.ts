@@ -48,7 +48,7 @@ export async function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> 
   const maxActive = toInt(quota.max_active_tasks);
   let bound = BigInt(quota.active_bound);
   if (bound >= BigInt(maxActive)) {
-    bound = BigInt(await countActive(tx, target.applicationId, maxActive));
+    bound = BigInt(await countActive(tx, target, maxActive));
     if (bound >= BigInt(maxActive)) {
       throw new WeaveError('quota_exceeded', 'the application has its maximum of active tasks', {
         details: { limit: maxActive },
@@ -58,7 +58,7 @@ export async function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> 
   // The queue's pending tasks are some of the application's active ones: below the capacity
   // whenever the bound is.
   if (bound >= BigInt(target.capacity)) {
-    const pending = await countPending(tx, target.queueId, target.capacity);
+    const pending = await countPending(tx, target, target.capacity);
     if (pending >= target.capacity) {
       throw new WeaveError('queue_full', `queue ${target.queueName} is full`, {
         details: { limit: target.capacity, queue: target.queueName },
@@ -69,7 +69,8 @@ export async function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> 
     tx.db
       .updateTable('application_quotas')
       .set({ active_bound: bound + 1n })
-      .where('application_id', '=', target.applicationId),
+      .where('application_id', '=', target.applicationId)
+      .where('namespace_id', '=', target.namespaceId),
   );
 }
 
@@ -79,23 +80,28 @@ export async function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> 
  * task lock — the one exception to the lock order, safe because no path holding the quota row
  * waits for a task row (admission only inserts tasks and reads without locks).
  */
-export async function forgetActiveBound(tx: Tx, applicationId: string): Promise<void> {
+export async function forgetActiveBound(
+  tx: Tx,
+  application: { readonly namespaceId: string; readonly applicationId: string },
+): Promise<void> {
   await tx.write(
     tx.db
       .updateTable('application_quotas')
       .set({ active_bound: sql.raw(UNKNOWN_BOUND.toString()) })
-      .where('application_id', '=', applicationId),
+      .where('application_id', '=', application.applicationId)
+      .where('namespace_id', '=', application.namespaceId),
   );
 }
 
 /** Counts at most `cap` rows: the answer only has to say whether the limit is reached. */
-async function countActive(tx: Tx, applicationId: string, cap: number): Promise<number> {
+async function countActive(tx: Tx, target: AdmissionTarget, cap: number): Promise<number> {
   const row = await tx.db
     .selectFrom((eb) =>
       eb
         .selectFrom('tasks')
         .select('id')
-        .where('application_id', '=', applicationId)
+        .where('application_id', '=', target.applicationId)
+        .where('namespace_id', '=', target.namespaceId)
         .where('status', 'in', ACTIVE_STATUSES)
         .limit(cap)
         .as('a'),
@@ -105,13 +111,14 @@ async function countActive(tx: Tx, applicationId: string, cap: number): Promise<
   return toInt(row.n);
 }
 
-async function countPending(tx: Tx, queueId: string, cap: number): Promise<number> {
+async function countPending(tx: Tx, target: AdmissionTarget, cap: number): Promise<number> {
   const row = await tx.db
     .selectFrom((eb) =>
       eb
         .selectFrom('tasks')
         .select('id')
-        .where('queue_id', '=', queueId)
+        .where('queue_id', '=', target.queueId)
+        .where('namespace_id', '=', target.namespaceId)
         .where('status', '=', 'PENDING')
         .limit(cap)
         .as('p'),
