@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildHttpApp } from './http/app.js';
 import type { Route } from './http/route.js';
-import type { Database } from './store/database.js';
+import type { Database, StatementHook } from './store/database.js';
 import { openDatabase } from './store/database.js';
 import { checkReady } from './store/health.js';
 import { migrate } from './store/migrate.js';
@@ -41,6 +41,8 @@ export interface ServerOptions {
   readonly webhookAllow?: readonly string[];
   /** Batch size, timeout, lease, backoff and FAILING threshold (docs/webhooks.md). */
   readonly webhookSettings?: Partial<Omit<WebhookDeliverySettings, 'policy'>>;
+  /** Test seam: sees every statement the server runs on its pool (database.ts `onStatement`). */
+  readonly onStatement?: StatementHook;
 }
 
 /** A background loop (e.g. the lease sweeper); stopped before the pool closes. */
@@ -71,7 +73,10 @@ export class Server {
       ...options.webhookSettings,
       policy: parseAllowList(options.webhookAllow ?? []),
     });
-    const database = openDatabase(options.db);
+    const database = openDatabase(
+      options.db,
+      options.onStatement === undefined ? {} : { onStatement: options.onStatement },
+    );
     try {
       await migrate(database);
       const notifier = new TaskNotifier();

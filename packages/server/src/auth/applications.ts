@@ -140,6 +140,7 @@ export async function updateApplication(
       updated_at: tx.now,
     }))
     .where('id', '=', app.id)
+    .where('namespace_id', '=', namespaceId)
     .execute();
   return getApplication(tx, namespaceId, name);
 }

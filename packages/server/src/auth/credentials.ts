@@ -126,6 +126,7 @@ export async function revokeCredential(
       .updateTable('credentials')
       .set({ revoked_at: tx.now })
       .where('id', '=', id)
+      .where('namespace_id', '=', namespaceId)
       .execute();
     // Refused at once on this node; on others within CREDENTIAL_CACHE_MS.
     tx.afterCommit(() => credentialCacheOf(tx).clear());

@@ -94,6 +94,7 @@ async function flush(tx: Tx, events: readonly ResultEvent[]): Promise<void> {
 }
 
 interface LockedStream {
+  readonly namespaceId: string;
   readonly id: string;
   readonly nextSeq: bigint;
 }
@@ -120,7 +121,7 @@ async function streamRow(
     const what = target.streamId ?? `the default of application ${target.applicationId}`;
     throw new WeaveError('internal', `result stream ${what} does not exist`);
   }
-  return { id: toId(row.id), nextSeq: toMicros(row.next_seq) };
+  return { namespaceId: target.namespaceId, id: toId(row.id), nextSeq: toMicros(row.next_seq) };
 }
 
 async function appendLocked(
@@ -156,7 +157,8 @@ async function appendLocked(
     tx.db
       .updateTable('orbit_streams')
       .set({ next_seq: stream.nextSeq + BigInt(rows.length) })
-      .where('id', '=', stream.id),
+      .where('id', '=', stream.id)
+      .where('namespace_id', '=', stream.namespaceId),
   );
   tx.afterCommit(() => tx.wakeUps.notify(streamWakeUpKey(stream.id)));
 }

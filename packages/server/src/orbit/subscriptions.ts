@@ -94,6 +94,7 @@ export async function createSubscription(
     .selectFrom('orbit_subscriptions')
     .select('id')
     .where('stream_id', '=', stream.id)
+    .where('namespace_id', '=', stream.namespaceId)
     .where('name', '=', input.name)
     .executeTakeFirst();
   const taken = `stream ${stream.name} already has a subscription named ${input.name}`;
@@ -106,7 +107,8 @@ export async function createSubscription(
       tx.db
         .selectFrom('orbit_streams')
         .select(['next_seq', 'earliest_seq'])
-        .where('id', '=', stream.id),
+        .where('id', '=', stream.id)
+        .where('namespace_id', '=', stream.namespaceId),
     )
     .executeTakeFirstOrThrow();
   const ackedSeq =
@@ -202,6 +204,7 @@ export async function ackSubscription(
     .selectFrom('orbit_streams')
     .select('next_seq')
     .where('id', '=', subscription.streamId)
+    .where('namespace_id', '=', namespaceId)
     .executeTakeFirstOrThrow();
   const head = toMicros(stream.next_seq) - 1n;
   if (seq > head) {
@@ -216,6 +219,7 @@ export async function ackSubscription(
     .updateTable('orbit_subscriptions')
     .set({ acked_seq: seq, revision: subscription.revision + 1n, updated_at: tx.now })
     .where('id', '=', id)
+    .where('namespace_id', '=', namespaceId)
     .execute();
   return {
     ...subscription,
@@ -227,6 +231,10 @@ export async function ackSubscription(
 
 export async function deleteSubscription(tx: Tx, namespaceId: string, id: string): Promise<void> {
   await getSubscription(tx, namespaceId, id, { lock: true });
-  await tx.db.deleteFrom('orbit_subscriptions').where('id', '=', id).execute();
+  await tx.db
+    .deleteFrom('orbit_subscriptions')
+    .where('id', '=', id)
+    .where('namespace_id', '=', namespaceId)
+    .execute();
   await tx.db.deleteFrom('orbit_deliveries').where('subscription_id', '=', id).execute();
 }

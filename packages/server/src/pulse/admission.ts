@@ -109,12 +109,16 @@ export async function admitTasks(tx: Tx, batch: BatchAdmission): Promise<void> {
  * task lock — the one exception to the lock order, safe because no path holding the quota row
  * waits for a task row (admission only inserts tasks and reads without locks).
  */
-export async function forgetActiveBound(tx: Tx, applicationId: string): Promise<void> {
+export async function forgetActiveBound(
+  tx: Tx,
+  application: { readonly namespaceId: string; readonly applicationId: string },
+): Promise<void> {
   await tx.write(
     tx.db
       .updateTable('application_quotas')
       .set({ active_bound: sql.raw(UNKNOWN_BOUND.toString()) })
-      .where('application_id', '=', applicationId),
+      .where('application_id', '=', application.applicationId)
+      .where('namespace_id', '=', application.namespaceId),
   );
 }
 

@@ -68,7 +68,8 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
     return { queueId: queue.id, paused: true, claimed: [] };
   }
   const limit = Math.min(request.maxTasks, MAX_CLAIM_TASKS);
-  const rows = await readyQuery(tx, queue.id, limit).execute();
+  const scanned = { namespaceId: request.namespaceId, id: queue.id };
+  const rows = await readyQuery(tx, scanned, limit).execute();
   const tasks: Task[] = [];
   for (const row of rows) {
     const task = toTask(row);
@@ -113,8 +114,13 @@ export function readyTasks(db: Kysely<Schema>, queueId: string, now: Micros) {
  * `ix_tasks_claim`, so it stops after `limit` rows without a sort. Rows another claimer holds
  * are skipped.
  */
-export function readyQuery(tx: Tx, queueId: string, limit: number) {
-  const query = readyTasks(tx.db, queueId, tx.now)
+export function readyQuery(
+  tx: Tx,
+  queue: { readonly namespaceId: string; readonly id: string },
+  limit: number,
+) {
+  const query = readyTasks(tx.db, queue.id, tx.now)
+    .where('namespace_id', '=', queue.namespaceId)
     .selectAll()
     .orderBy('priority', 'desc')
     .orderBy('available_at')
@@ -231,7 +237,8 @@ async function updateClaimedTasks(
         'id',
         'in',
         claimed.map((c) => c.task.id),
-      ),
+      )
+      .where('namespace_id', '=', request.namespaceId),
   );
 }
 

@@ -28,11 +28,13 @@ export async function heartbeatAttempt(
     .updateTable('task_attempts')
     .set({ lease_until: leaseUntil })
     .where('id', '=', attempt.id)
+    .where('namespace_id', '=', task.namespaceId)
     .execute();
   await tx.db
     .updateTable('tasks')
     .set({ lease_until: leaseUntil, updated_at: tx.now })
     .where('id', '=', task.id)
+    .where('namespace_id', '=', task.namespaceId)
     .execute();
   return { leaseUntil, cancelRequested: task.cancelRequested };
 }

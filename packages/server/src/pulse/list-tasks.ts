@@ -43,7 +43,9 @@ export type TaskPage = Page<TaskWithQueue>;
 export async function listTasks(tx: Tx, q: TaskListQuery): Promise<TaskPage> {
   let query = tx.db
     .selectFrom('tasks as t')
-    .innerJoin('queues as q', 'q.id', 't.queue_id')
+    .innerJoin('queues as q', (join) =>
+      join.onRef('q.id', '=', 't.queue_id').onRef('q.namespace_id', '=', 't.namespace_id'),
+    )
     .selectAll('t')
     .select('q.name as queue_name')
     .where('t.namespace_id', '=', q.namespaceId);

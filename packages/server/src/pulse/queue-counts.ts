@@ -9,11 +9,15 @@ import { TASK_STATUSES } from './task-states.js';
 
 export type QueueCounts = Readonly<Record<StoredTaskStatus, number>>;
 
-export async function countQueueTasks(tx: Tx, queueId: string): Promise<QueueCounts> {
+export async function countQueueTasks(
+  tx: Tx,
+  queue: { readonly namespaceId: string; readonly id: string },
+): Promise<QueueCounts> {
   const rows = await tx.db
     .selectFrom('tasks')
     .select(['status', (eb) => eb.fn.countAll().as('n')])
-    .where('queue_id', '=', queueId)
+    .where('queue_id', '=', queue.id)
+    .where('namespace_id', '=', queue.namespaceId)
     .groupBy('status')
     .execute();
   const counts = Object.fromEntries(

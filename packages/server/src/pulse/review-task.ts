@@ -46,7 +46,7 @@ export async function reviewTask(tx: Tx, request: ReviewRequest): Promise<TaskRe
     actor,
   });
   if (request.review.action === 'retry') {
-    await forgetActiveBound(tx, task.applicationId);
+    await forgetActiveBound(tx, task);
   }
   return receipt;
 }

@@ -128,7 +128,9 @@ export async function createSchedule(
 function scheduleQuery(tx: Tx, namespaceId: string) {
   return tx.db
     .selectFrom('schedules as s')
-    .innerJoin('queues as q', 'q.id', 's.queue_id')
+    .innerJoin('queues as q', (join) =>
+      join.onRef('q.id', '=', 's.queue_id').onRef('q.namespace_id', '=', 's.namespace_id'),
+    )
     .selectAll('s')
     .select('q.name as queue_name')
     .where('s.namespace_id', '=', namespaceId);
@@ -191,11 +193,16 @@ export async function setSchedulePaused(
       updated_at: tx.now,
     }))
     .where('id', '=', schedule.id)
+    .where('namespace_id', '=', schedule.namespaceId)
     .execute();
   return getSchedule(tx, schedule.namespaceId, schedule.name);
 }
 
 /** Deletes the schedule; its firing rows stay as history (their tasks are ordinary tasks). */
 export async function deleteSchedule(tx: Tx, schedule: Schedule): Promise<void> {
-  await tx.db.deleteFrom('schedules').where('id', '=', schedule.id).execute();
+  await tx.db
+    .deleteFrom('schedules')
+    .where('id', '=', schedule.id)
+    .where('namespace_id', '=', schedule.namespaceId)
+    .execute();
 }

@@ -84,8 +84,10 @@ export async function settleTasks(
   await updateTaskRows(tx, changes);
   await settleAttempts(
     tx,
-    changes.flatMap(({ settlement, receipt }) =>
-      settlement.attempt === undefined ? [] : [{ attempt: settlement.attempt, receipt }],
+    changes.flatMap(({ task, settlement, receipt }) =>
+      settlement.attempt === undefined
+        ? []
+        : [{ attempt: settlement.attempt, receipt, namespaceId: task.namespaceId }],
     ),
   );
   for (const { task } of changes) {
@@ -164,7 +166,8 @@ async function updateTaskRows(
           'id',
           'in',
           group.map((c) => c.task.id),
-        ),
+        )
+        .where('namespace_id', 'in', namespacesOf(group.map((c) => c.task))),
     );
   }
 }
@@ -181,7 +184,11 @@ function byId(values: readonly (readonly [string, unknown])[]) {
 
 async function settleAttempts(
   tx: Tx,
-  settled: readonly { readonly attempt: AttemptSettlement; readonly receipt: TaskReceipt }[],
+  settled: readonly {
+    readonly attempt: AttemptSettlement;
+    readonly receipt: TaskReceipt;
+    readonly namespaceId: string;
+  }[],
 ): Promise<void> {
   if (settled.length === 0) {
     return;
@@ -202,8 +209,14 @@ async function settleAttempts(
         'id',
         'in',
         settled.map((s) => s.attempt.id),
-      ),
+      )
+      .where('namespace_id', 'in', [...new Set(settled.map((s) => s.namespaceId))]),
   );
+}
+
+/** The distinct namespaces of a set of tasks (one, except in a lease sweep). */
+function namespacesOf(tasks: readonly Task[]): string[] {
+  return [...new Set(tasks.map((t) => t.namespaceId))];
 }
 
 async function deliverTerminal(

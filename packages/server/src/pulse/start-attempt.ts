@@ -28,6 +28,7 @@ export async function startAttempt(tx: Tx, ref: PermitRef): Promise<StartReceipt
     .selectFrom('queues')
     .select('paused')
     .where('id', '=', task.queueId)
+    .where('namespace_id', '=', task.namespaceId)
     .executeTakeFirstOrThrow();
   if (toBool(queue.paused)) {
     throw new WeaveError('invalid_state', 'the queue is paused: the attempt may not start', {
@@ -38,6 +39,7 @@ export async function startAttempt(tx: Tx, ref: PermitRef): Promise<StartReceipt
     .updateTable('task_attempts')
     .set({ status: 'RUNNING', started_at: tx.now })
     .where('id', '=', attempt.id)
+    .where('namespace_id', '=', task.namespaceId)
     .execute();
   const revision = await changeTask(tx, task, {
     status: 'RUNNING',

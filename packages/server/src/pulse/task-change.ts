@@ -35,7 +35,8 @@ export async function updateTaskRow(tx: Tx, task: Task, change: TaskChange): Pro
     tx.db
       .updateTable('tasks')
       .set({ ...change.set, status: change.status, revision, updated_at: tx.now })
-      .where('id', '=', task.id),
+      .where('id', '=', task.id)
+      .where('namespace_id', '=', task.namespaceId),
   );
   return revision;
 }

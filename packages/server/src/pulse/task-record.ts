@@ -175,7 +175,9 @@ export async function readTask(
   }
   const row = await tx.db
     .selectFrom('tasks as t')
-    .innerJoin('queues as q', 'q.id', 't.queue_id')
+    .innerJoin('queues as q', (join) =>
+      join.onRef('q.id', '=', 't.queue_id').onRef('q.namespace_id', '=', 't.namespace_id'),
+    )
     .selectAll('t')
     .select('q.name as queue_name')
     .where('t.id', '=', taskId)

@@ -24,7 +24,26 @@
  * Kysely with parameters (no SQL text from input), which is what makes that flag safe here.
  */
 import { CompiledQuery, MysqlDialect, SqliteDialect } from 'kysely';
-import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type {
+  DatabaseConnection,
+  Driver,
+  MysqlDialectConfig,
+  QueryResult,
+  SqliteDialectConfig,
+  TransactionSettings,
+} from 'kysely';
+
+/**
+ * Test seam (STYLE.md §8): sees every statement a connection runs, each with its own text and
+ * parameters — a deferred write when it is queued, each part of `together` on its own — before it
+ * is sent (coalesced or not). `connection` is the same object for every statement of one
+ * connection (a transaction runs on one), opaque to the caller.
+ */
+export type StatementHook = (
+  sql: string,
+  parameters: readonly unknown[],
+  connection: object,
+) => void;
 
 const DEFERRED = new WeakSet<CompiledQuery>();
 
@@ -57,26 +76,42 @@ export function together(queries: readonly CompiledQuery[]): CompiledQuery {
 }
 
 export class CoalescingMysqlDialect extends MysqlDialect {
+  readonly #onStatement: StatementHook | undefined;
+
+  constructor(config: MysqlDialectConfig, onStatement?: StatementHook) {
+    super(config);
+    this.#onStatement = onStatement;
+  }
+
   override createDriver(): Driver {
-    return new CoalescingDriver(super.createDriver(), true);
+    return new CoalescingDriver(super.createDriver(), true, this.#onStatement);
   }
 }
 
 /** SQLite: `tx.write` runs at once, `together` one statement after the other. */
 export class SequentialSqliteDialect extends SqliteDialect {
+  readonly #onStatement: StatementHook | undefined;
+
+  constructor(config: SqliteDialectConfig, onStatement?: StatementHook) {
+    super(config);
+    this.#onStatement = onStatement;
+  }
+
   override createDriver(): Driver {
-    return new CoalescingDriver(super.createDriver(), false);
+    return new CoalescingDriver(super.createDriver(), false, this.#onStatement);
   }
 }
 
 class CoalescingDriver implements Driver {
   readonly #inner: Driver;
   readonly #coalesce: boolean;
+  readonly #onStatement: StatementHook | undefined;
   readonly #wrapped = new WeakMap<DatabaseConnection, CoalescingConnection>();
 
-  constructor(inner: Driver, coalesce: boolean) {
+  constructor(inner: Driver, coalesce: boolean, onStatement: StatementHook | undefined) {
     this.#inner = inner;
     this.#coalesce = coalesce;
+    this.#onStatement = onStatement;
   }
 
   init(): Promise<void> {
@@ -87,7 +122,7 @@ class CoalescingDriver implements Driver {
     const inner = await this.#inner.acquireConnection();
     let connection = this.#wrapped.get(inner);
     if (connection === undefined) {
-      connection = new CoalescingConnection(inner, this.#coalesce);
+      connection = new CoalescingConnection(inner, this.#coalesce, this.#onStatement);
       this.#wrapped.set(inner, connection);
     }
     return connection;
@@ -121,15 +156,24 @@ class CoalescingDriver implements Driver {
 class CoalescingConnection implements DatabaseConnection {
   readonly inner: DatabaseConnection;
   readonly #coalesce: boolean;
+  readonly #onStatement: StatementHook | undefined;
   #pending: CompiledQuery[] = [];
   #pendingChars = 0;
 
-  constructor(inner: DatabaseConnection, coalesce: boolean) {
+  constructor(
+    inner: DatabaseConnection,
+    coalesce: boolean,
+    onStatement: StatementHook | undefined,
+  ) {
     this.inner = inner;
     this.#coalesce = coalesce;
+    this.#onStatement = onStatement;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#onStatement !== undefined) {
+      this.#log(this.#onStatement, query);
+    }
     const parts = TOGETHER.get(query);
     if (parts !== undefined) {
       return { rows: (await this.#executeTogether(parts)) as R[] };
@@ -152,6 +196,13 @@ class CoalescingConnection implements DatabaseConnection {
     }
     const [result] = await this.#sendWithPending([query]);
     return shaped<R>(result);
+  }
+
+  /** Each statement of `query` (each part of `together`) to the hook, with the inner connection. */
+  #log(hook: StatementHook, query: CompiledQuery): void {
+    for (const part of TOGETHER.get(query) ?? [query]) {
+      hook(part.sql, part.parameters, this.inner);
+    }
   }
 
   /** One raw result per statement of `parts`, sent in one packet after what is waiting. */
@@ -178,6 +229,9 @@ class CoalescingConnection implements DatabaseConnection {
     query: CompiledQuery,
     chunkSize?: number,
   ): AsyncIterableIterator<QueryResult<R>> {
+    if (this.#onStatement !== undefined) {
+      this.#log(this.#onStatement, query);
+    }
     await this.flush();
     yield* this.inner.streamQuery<R>(query, chunkSize);
   }

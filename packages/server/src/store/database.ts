@@ -8,6 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely } from 'kysely';
 import { createPool } from 'mysql2';
 import { CoalescingMysqlDialect, SequentialSqliteDialect } from './coalescing-driver.js';
+import type { StatementHook } from './coalescing-driver.js';
 import type { ConnectionConfig, MysqlConfig } from './connection-url.js';
 import { describeConnection, parseConnectionUrl } from './connection-url.js';
 import type { Dialect } from './dialect.js';
@@ -31,11 +32,19 @@ export interface Database {
 export interface OpenOptions {
   /** mysql pool size; the default suits a 2-core machine (DESIGN.md §5a). */
   readonly poolSize?: number;
+  /**
+   * Test seam: sees every statement run on the pool or handle (coalescing-driver.ts
+   * `StatementHook`), the session set-up of each new MariaDB connection included. Migrations run
+   * on their own connection (or the raw SQLite handle) and are not seen.
+   */
+  readonly onStatement?: StatementHook;
 }
+
+export type { StatementHook } from './coalescing-driver.js';
 
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   const config = parseConnectionUrl(url);
-  return config.kind === 'mysql' ? openMysql(config, options) : openSqlite(config);
+  return config.kind === 'mysql' ? openMysql(config, options) : openSqlite(config, options);
 }
 
 /** The session's sql_mode without NO_BACKSLASH_ESCAPES, every other mode kept. */
@@ -59,22 +68,28 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
     // Deferred writes travel with the next statement (coalescing-driver.ts).
     multipleStatements: true,
   });
+  const { onStatement } = options;
   const kysely = new Kysely<Schema>({
-    dialect: new CoalescingMysqlDialect({
-      pool,
-      async onCreateConnection(connection) {
-        // READ COMMITTED: queue scans with SKIP LOCKED take no gap locks; every decision that
-        // needs more holds an explicit row lock.
-        await connection.executeQuery(
-          CompiledQuery.raw('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'),
-        );
-        await connection.executeQuery(CompiledQuery.raw("SET time_zone = '+00:00'"));
-        // mysql2 binds parameters by escaping them into the text with backslashes (`'` → `\'`).
-        // Under NO_BACKSLASH_ESCAPES (a server's sql_mode may carry it) `\'` ends the string and
-        // the rest of a value runs as SQL — with multipleStatements, as a stacked statement.
-        await connection.executeQuery(CompiledQuery.raw(WITHOUT_NO_BACKSLASH_ESCAPES));
+    dialect: new CoalescingMysqlDialect(
+      {
+        pool,
+        async onCreateConnection(connection) {
+          const run = async (sql: string) => {
+            onStatement?.(sql, [], connection);
+            await connection.executeQuery(CompiledQuery.raw(sql));
+          };
+          // READ COMMITTED: queue scans with SKIP LOCKED take no gap locks; every decision that
+          // needs more holds an explicit row lock.
+          await run('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
+          await run("SET time_zone = '+00:00'");
+          // mysql2 binds parameters by escaping them into the text with backslashes (`'` → `\'`).
+          // Under NO_BACKSLASH_ESCAPES (a server's sql_mode may carry it) `\'` ends the string
+          // and the rest of a value runs as SQL — with multipleStatements, as a stacked statement.
+          await run(WITHOUT_NO_BACKSLASH_ESCAPES);
+        },
       },
-    }),
+      onStatement,
+    ),
   });
   return {
     kysely,
@@ -86,7 +101,7 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
   };
 }
 
-function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
+function openSqlite(config: { kind: 'sqlite'; path: string }, options: OpenOptions): Database {
   if (config.path !== ':memory:') {
     mkdirSync(dirname(config.path), { recursive: true });
   }
@@ -98,7 +113,10 @@ function openSqlite(config: { kind: 'sqlite'; path: string }): Database {
   handle.pragma('foreign_keys = OFF');
   handle.defaultSafeIntegers(true);
   const kysely = new Kysely<Schema>({
-    dialect: new SequentialSqliteDialect({ database: withStatementCache(handle) }),
+    dialect: new SequentialSqliteDialect(
+      { database: withStatementCache(handle) },
+      options.onStatement,
+    ),
   });
   return {
     kysely,

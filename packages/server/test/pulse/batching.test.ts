@@ -92,7 +92,7 @@ forEachDialect((dialect) => {
         const { queueId } = await f.submit();
         await f.claim(100); // nothing left pending for the next tests, whatever happens below
         const plan = await f.tx(async (tx) => {
-          const compiled = readyQuery(tx, queueId, 6).compile();
+          const compiled = readyQuery(tx, { namespaceId: f.namespaceId, id: queueId }, 6).compile();
           let i = 0;
           const inlined = compiled.sql.replace(/\?/g, () => {
             const value = compiled.parameters[i++];

@@ -68,7 +68,10 @@ export const queueRoutes = [
   route(admin.getQueue, {
     async handle(ctx) {
       const queue = await getQueue(ctx.tx, ctx.principal.namespaceId, queueParam(ctx));
-      const counts = await countQueueTasks(ctx.tx, queue.id);
+      const counts = await countQueueTasks(ctx.tx, {
+        namespaceId: ctx.principal.namespaceId,
+        id: queue.id,
+      });
       return { body: { queue: { ...queueView(queue), counts } } };
     },
   }),
