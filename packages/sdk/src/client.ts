@@ -16,6 +16,7 @@ import { ResultsClient } from './results.js';
 import { send } from './transport.js';
 import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
 import type { Completion } from './types.js';
+import { InstancesClient } from './instances.js';
 import { WorkflowsClient } from './workflows.js';
 
 export type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
@@ -28,6 +29,8 @@ export class WeaveClient {
   readonly results: ResultsClient = new ResultsClient(this.#request);
   /** Workflow definitions: publish, list, read versions (docs/sdk.md). */
   readonly workflows: WorkflowsClient = new WorkflowsClient(this.#request);
+  /** Workflow instances: start, read (docs/sdk.md). */
+  readonly instances: InstancesClient = new InstancesClient(this.#request);
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };

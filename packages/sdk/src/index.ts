@@ -13,6 +13,8 @@ export type { ClientOptions, RawResponse, RequestOptions } from './client.js';
 export { WeaveApiError, isWeaveApiError } from './api-error.js';
 export { ResultsClient } from './results.js';
 export { WorkflowsClient } from './workflows.js';
+export { InstancesClient } from './instances.js';
+export type { StartOptions } from './instances.js';
 export type { ReadOptions, SubscribeOptions } from './results.js';
 export { Worker } from './worker.js';
 export type { StopSignal, TaskContext, TaskHandler, WorkerOptions } from './worker.js';
@@ -73,6 +75,8 @@ export type {
   Delivery,
   EventPage,
   HeartbeatAnswer,
+  Instance,
+  InstanceStatus,
   Page,
   Queue,
   QueueWithCounts,

@@ -4,7 +4,15 @@
  * OpenAPI document embeds. Numbers in payloads arrive as JS numbers only when exact
  * (`plain.ts`); any other stays `{kind: 'number', text}`.
  */
-import type { admin, orbit, schedules, tasks, workers, workflows } from './protocol/index.js';
+import type {
+  admin,
+  instances,
+  orbit,
+  schedules,
+  tasks,
+  workers,
+  workflows,
+} from './protocol/index.js';
 
 export type Application = admin.Application;
 export type Queue = admin.Queue;
@@ -66,3 +74,6 @@ export type Workflow = workflows.Workflow;
 export type WorkflowVersionSummary = workflows.WorkflowVersionSummary;
 /** A version with its source as published. */
 export type WorkflowVersion = workflows.WorkflowVersion;
+
+export type Instance = instances.Instance;
+export type { InstanceStatus } from './protocol/instances.js';

@@ -82,6 +82,8 @@ test('every route contract has a client method that sends its method and path', 
     () => client.workflows.get('w'),
     () => client.workflows.listVersions('w'),
     () => client.workflows.getVersion('w', 2),
+    () => client.instances.start('w', { input: {} }),
+    () => client.instances.get('9'),
   ];
   for (const call of calls) {
     await call();

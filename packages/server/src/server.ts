@@ -20,6 +20,8 @@ import { toDeliverySettings } from './orbit/webhook-settings.js';
 import { parseAllowList } from './orbit/webhook-targets.js';
 
 export interface ServerOptions {
+  /** Active workflow instances allowed per namespace (default 10,000, seed 002 §4). */
+  readonly maxActiveInstances?: number;
   /** The route table (default: every route of the API); tests wrap it to check answers. */
   readonly routes?: readonly Route[];
   /** `mysql://…` or a SQLite path. */
@@ -85,6 +87,9 @@ export class Server {
         ready: () => checkReady(database),
         notifier,
         ...(options.routes === undefined ? {} : { routes: options.routes }),
+        ...(options.maxActiveInstances === undefined
+          ? {}
+          : { settings: { maxActiveInstances: options.maxActiveInstances } }),
         ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
         ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
         ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),

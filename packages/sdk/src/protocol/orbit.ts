@@ -87,6 +87,8 @@ export const ResultEvent = named(
     at: Instant,
     task_id: optional(Id),
     instance_id: optional(Id),
+    workflow: optional(Name),
+    version: optional(integer({ minimum: 1, description: 'the instance version (instance.*)' })),
     attempt_id: optional(Id),
     revision: Revision,
     status: string(),

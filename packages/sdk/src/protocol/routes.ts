@@ -1,6 +1,7 @@
 /** Every route contract of the API, in one list (the server registers exactly these). */
 import type { RouteContract } from './contract.js';
 import * as admin from './admin.js';
+import * as instances from './instances.js';
 import * as orbit from './orbit.js';
 import * as schedules from './schedules.js';
 import * as tasks from './tasks.js';
@@ -21,4 +22,5 @@ export const ROUTES: readonly RouteContract[] = [
   schedules,
   orbit,
   workflows,
+  instances,
 ].flatMap(contractsOf);

@@ -13,7 +13,8 @@ import { WeaveError } from '../errors.js';
 import type { Database } from '../store/with-tx.js';
 import { toErrorResponse } from './error-response.js';
 import { buildOpenApi } from './openapi.js';
-import type { Route } from './route.js';
+import type { Route, RouteSettings } from './route.js';
+import { DEFAULT_MAX_ACTIVE_INSTANCES } from '../weave/instance/admit-instance.js';
 import { allRoutes } from './routes/index.js';
 import { runRoute } from './run-route.js';
 import type { RouteEnvironment } from './run-route.js';
@@ -31,6 +32,8 @@ export interface HttpOptions {
   readonly logStream?: Writable;
   /** The route table (default: every route of the API); tests may pass their own. */
   readonly routes?: readonly Route[];
+  /** Settings the routes read (default: seed 002's 10,000 active instances per namespace). */
+  readonly settings?: Partial<RouteSettings>;
   /** Wakes local long-polling claims (shared with the lease sweeper); default: a new one. */
   readonly notifier?: TaskNotifier;
 }
@@ -135,7 +138,11 @@ function registerOperations(app: FastifyInstance, checkReady: () => Promise<bool
 }
 
 function registerRoutes(app: FastifyInstance, options: HttpOptions, routes: readonly Route[]) {
-  const env = { database: options.database, notifier: options.notifier ?? new TaskNotifier() };
+  const env = {
+    database: options.database,
+    notifier: options.notifier ?? new TaskNotifier(),
+    settings: { maxActiveInstances: DEFAULT_MAX_ACTIVE_INSTANCES, ...options.settings },
+  };
   for (const route of routes) {
     registerRoute(app, env, route);
   }

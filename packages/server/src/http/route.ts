@@ -20,6 +20,13 @@ export interface RouteContext {
   readonly requestId: string;
   /** Wakes local long-polling claims; call it from `tx.afterCommit`. */
   readonly notifier: TaskNotifier;
+  readonly settings: RouteSettings;
+}
+
+/** Server settings the routes read. */
+export interface RouteSettings {
+  /** Active workflow instances allowed per namespace (seed 002 §4: 10,000; lower in tests). */
+  readonly maxActiveInstances: number;
 }
 
 /**
@@ -54,21 +61,32 @@ export interface Route {
   readonly handle?: (ctx: RouteContext, input: unknown) => Promise<Answer<unknown>>;
   /** Session mode (no idempotency receipt): see `SessionContext`. Exactly one of the two. */
   readonly session?: (ctx: SessionContext, input: unknown) => Promise<Answer<unknown>>;
+  /**
+   * Checks a replay must still pass before it answers the stored body (a Start replay re-checks
+   * current rights and the version it pinned, A1.4). Throwing refuses the replay.
+   */
+  readonly checkReplay?: (ctx: RouteContext, storedBody: string) => Promise<void>;
 }
 
 type Reader<C extends RouteContract, I> = C['body'] extends object
   ? { readonly parse: (body: JsonValue | undefined) => I }
   : { readonly parse?: never };
 
-type Handlers<C extends RouteContract, I> =
-  | {
-      readonly handle: (ctx: RouteContext, input: I) => Promise<Answer<AnswerOf<C>>>;
-      readonly session?: never;
-    }
-  | {
-      readonly session: (ctx: SessionContext, input: I) => Promise<Answer<AnswerOf<C>>>;
-      readonly handle?: never;
-    };
+interface ReplayCheck {
+  readonly checkReplay?: (ctx: RouteContext, storedBody: string) => Promise<void>;
+}
+
+type Handlers<C extends RouteContract, I> = ReplayCheck &
+  (
+    | {
+        readonly handle: (ctx: RouteContext, input: I) => Promise<Answer<AnswerOf<C>>>;
+        readonly session?: never;
+      }
+    | {
+        readonly session: (ctx: SessionContext, input: I) => Promise<Answer<AnswerOf<C>>>;
+        readonly handle?: never;
+      }
+  );
 
 /**
  * One route: a body reader is required exactly when the contract has a body; a route without
@@ -79,9 +97,11 @@ export function route<C extends RouteContract, I = undefined>(
   definition: Reader<C, I> & Handlers<C, I>,
 ): Route {
   const parse = (definition.parse as Route['parse'] | undefined) ?? parseNoBody;
+  const replay =
+    definition.checkReplay === undefined ? {} : { checkReplay: definition.checkReplay };
   return definition.handle === undefined
     ? { contract, parse, session: definition.session as NonNullable<Route['session']> }
-    : { contract, parse, handle: definition.handle as NonNullable<Route['handle']> };
+    : { contract, parse, handle: definition.handle as NonNullable<Route['handle']>, ...replay };
 }
 
 function parseNoBody(body: JsonValue | undefined): undefined {

@@ -18,7 +18,7 @@ import type { ReceiptKey } from '../auth/receipts.js';
 import { withTx } from '../store/with-tx.js';
 import type { Database, Tx } from '../store/with-tx.js';
 import type { TaskNotifier } from '../pulse/task-notifier.js';
-import type { Route } from './route.js';
+import type { Route, RouteSettings } from './route.js';
 
 export interface IncomingRequest {
   readonly params: Readonly<Record<string, string>>;
@@ -44,6 +44,7 @@ const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
 export interface RouteEnvironment {
   readonly database: Database;
   readonly notifier: TaskNotifier;
+  readonly settings: RouteSettings;
 }
 
 interface Seen {
@@ -90,6 +91,7 @@ function contextOf(env: RouteEnvironment, req: IncomingRequest, principal: Princ
     query: req.query,
     requestId: req.requestId,
     notifier: env.notifier,
+    settings: env.settings,
   };
 }
 
@@ -118,6 +120,7 @@ function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequ
     if (receipt !== undefined) {
       const claim = await claimReceipt(tx, receipt);
       if (claim.kind === 'replay') {
+        await route.checkReplay?.({ ...contextOf(env, req, principal), tx }, claim.response.body);
         return { ...claim.response, replayed: true };
       }
     }

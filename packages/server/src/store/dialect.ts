@@ -2,6 +2,7 @@
  * Everything that differs between MariaDB/MySQL and SQLite, in one object (STYLE.md §3, like
  * Kysely's DialectAdapter). No `if (mysql)` anywhere else.
  */
+import { sql } from 'kysely';
 import type { SelectQueryBuilder } from 'kysely';
 
 export type DialectName = 'mysql' | 'sqlite';
@@ -54,7 +55,8 @@ export const mysqlDialect: Dialect = {
   nowMicrosSql: 'SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED) AS now_us',
   beginSql: 'BEGIN',
   forUpdate: (qb) => qb.forUpdate(),
-  forShare: (qb) => qb.forShare(),
+  // MariaDB 10.11 has no FOR SHARE; LOCK IN SHARE MODE is the same lock on MariaDB and MySQL.
+  forShare: (qb) => qb.modifyEnd(sql`lock in share mode`),
   forUpdateSkipLocked: (qb) => qb.forUpdate().skipLocked(),
   retryableReason(error) {
     const errno = errorProperty(error, 'errno');

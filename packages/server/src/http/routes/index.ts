@@ -2,6 +2,7 @@
 import type { Route } from '../route.js';
 import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
+import { instanceRoutes } from './instances.js';
 import { queueRoutes } from './queues.js';
 import { scheduleRoutes } from './schedules.js';
 import { streamRoutes } from './streams.js';
@@ -24,4 +25,5 @@ export const allRoutes: readonly Route[] = [
   ...subscriptionRoutes,
   ...webhookRoutes,
   ...workflowRoutes,
+  ...instanceRoutes,
 ];

@@ -1,0 +1,271 @@
+/**
+ * Start over HTTP (issue 11 slice 1; seed 002 §1–§4), on SQLite and MariaDB: one transaction
+ * admits the instance and persists its first round; a replay answers the frozen receipt; every
+ * refusal leaves the database as it was; the receipt shows revision "2".
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import type { WeaveClient } from '@weave/sdk';
+import { forEachDialect } from '../support/databases.js';
+import { startTestServer } from '../support/servers.js';
+import type { TestServer } from '../support/servers.js';
+
+const EMPTY = {
+  schema_version: 1,
+  name: 'empty',
+  steps: [],
+  output: { n: { kind: 'number', text: '1e400' } },
+};
+const NAP = {
+  schema_version: 1,
+  name: 'nap',
+  steps: [{ id: 'nap', kind: 'TIMER', duration: 'PT1H' }],
+};
+const CHARGE = {
+  schema_version: 1,
+  name: 'charge',
+  input: {
+    type: 'object',
+    required: ['amount'],
+    properties: { amount: { type: 'number' }, note: { type: 'string' } },
+  },
+  steps: [
+    {
+      id: 'charge',
+      kind: 'TASK',
+      queue: 'q1',
+      input: { amount: '$.input.amount' },
+      timeout: 'PT1M',
+    },
+  ],
+};
+
+interface Refusal {
+  readonly status: number;
+  readonly code: string;
+  readonly details: { readonly path?: string };
+}
+
+async function refusal(p: Promise<unknown>): Promise<Refusal> {
+  try {
+    await p;
+  } catch (e: unknown) {
+    return e as Refusal;
+  }
+  throw new Error('the request was accepted');
+}
+
+const TABLES = [
+  'weave_instances',
+  'weave_gates',
+  'weave_steps',
+  'weave_activations',
+  'weave_waits',
+  'weave_poll_rounds',
+  'weave_history',
+  'weave_pending_advances',
+  'tasks',
+  'task_events',
+  'receipts',
+];
+
+forEachDialect((dialect) => {
+  describe(`Start on ${dialect}`, () => {
+    let t: TestServer;
+    let client: WeaveClient;
+
+    const counts = async () => {
+      const out: Record<string, number> = {};
+      for (const table of TABLES) {
+        const row = await sql<{
+          n: number | string | bigint;
+        }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}`.execute(t.server.database.kysely);
+        out[table] = Number(row.rows[0]?.n ?? 0);
+      }
+      return out;
+    };
+
+    before(async () => {
+      t = await startTestServer(dialect, {
+        sweepIntervalMs: false,
+        scheduleIntervalMs: false,
+        maxActiveInstances: 20,
+      });
+      client = t.admin;
+      for (const definition of [EMPTY, NAP, CHARGE]) {
+        await client.workflows.publish(definition);
+      }
+    });
+    after(() => t.close());
+
+    test('[A2.8] an empty workflow completes inside admission: SUCCEEDED at revision "2", outcome on the stream', async () => {
+      const { instance } = await client.instances.start('empty', { input: {} });
+      assert.equal(instance.status, 'SUCCEEDED');
+      assert.equal(instance.revision, '2');
+      assert.deepEqual(instance.output, { n: { kind: 'number', text: '1e400' } });
+      assert.ok(instance.finished_at);
+      const page = await client.results.readStream('app');
+      const event = page.events.find((e) => e.instance_id === instance.id);
+      assert.equal(event?.type, 'instance.succeeded');
+      assert.deepEqual(event?.result, { n: { kind: 'number', text: '1e400' } });
+    });
+
+    test('[A2.8] [A2.5] a pure-wait workflow is WAITING with its timer wait due in DB time', async () => {
+      const { instance } = await client.instances.start('nap', { input: {} });
+      assert.equal(instance.status, 'WAITING');
+      assert.equal(instance.revision, '2');
+      const db = t.server.database.kysely;
+      const waits = await db
+        .selectFrom('weave_waits')
+        .select(['purpose', 'state', 'due_at', 'created_at', 'signal_name'])
+        .where('instance_id', '=', instance.id)
+        .execute();
+      assert.equal(waits.length, 1);
+      assert.equal(waits[0]?.purpose, 'TIMER');
+      assert.equal(waits[0]?.signal_name, null);
+      assert.equal(
+        BigInt(waits[0]?.due_at ?? 0) - BigInt(waits[0]?.created_at ?? 0),
+        3_600_000_000n,
+      );
+      const steps = await db
+        .selectFrom('weave_steps')
+        .select(['step_id', 'status', 'current_activation_id'])
+        .where('instance_id', '=', instance.id)
+        .orderBy('position')
+        .execute();
+      assert.deepEqual(
+        steps.map((s) => [s.step_id, s.status]),
+        [
+          ['$root', 'ACTIVE'],
+          ['nap', 'WAITING'],
+        ],
+      );
+      assert.ok(steps.every((s) => s.current_activation_id !== null));
+    });
+
+    test('[A2.1] [A2.7] a TASK workflow is RUNNING: its task is owned by the activation, exact input, deadline within the instance', async () => {
+      const { instance } = await client.instances.start('charge', {
+        input: { amount: { kind: 'number', text: '12345678901234567890.5' } },
+      });
+      assert.equal(instance.status, 'RUNNING');
+      const { tasks } = await client.claimTasks('q1', { worker_id: 'w', max_tasks: 5 });
+      const task = tasks.find((c) => c.input !== undefined);
+      assert.ok(task);
+      assert.deepEqual(task.input, { amount: { kind: 'number', text: '12345678901234567890.5' } });
+      const { task: full } = await client.getTask(task.task_id);
+      assert.equal(full.owner?.kind, 'workflow_activation');
+      const activation = await t.server.database.kysely
+        .selectFrom('weave_activations')
+        .select(['id', 'task_id', 'status'])
+        .where('instance_id', '=', instance.id)
+        .where('step_id', '=', 'charge')
+        .executeTakeFirstOrThrow();
+      assert.equal(String(activation.task_id), task.task_id);
+      assert.equal(full.owner?.id, String(activation.id));
+      assert.ok(Date.parse(full.deadline_at) <= Date.parse(instance.deadline_at));
+    });
+
+    test('[A1.2] [A3.5] a replay answers the frozen receipt; the same key with another input is 409', async () => {
+      const body = { input: { amount: 5 }, business_key: 'order 7 ' };
+      const first = await client.requestRaw('POST', '/workflows/charge/instances', {
+        body,
+        idempotencyKey: 'start-7',
+      });
+      assert.equal(first.status, 201);
+      const before = await counts();
+      const again = await client.requestRaw('POST', '/workflows/charge/instances', {
+        body,
+        idempotencyKey: 'start-7',
+      });
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(again.body, first.body);
+      assert.deepEqual(await counts(), before);
+      const other = await refusal(
+        client.instances.start(
+          'charge',
+          { input: { amount: 6 }, business_key: 'order 7 ' },
+          'start-7',
+        ),
+      );
+      assert.equal(other.code, 'idempotency_conflict');
+      const { instance } = await client.instances.get(
+        (first.body as { instance: { id: string } }).instance.id,
+      );
+      assert.equal(instance.business_key, 'order 7 ', 'the business key is kept exactly');
+    });
+
+    test('[A4.1] [A4.2] input and business-key refusals name their path and leave no row behind', async () => {
+      const before = await counts();
+      const cases: [() => Promise<unknown>, string][] = [
+        [() => client.instances.start('charge', { input: { amount: 'ten' } }), '$.input.amount'],
+        [() => client.instances.start('charge', { input: {} }), '$.input'],
+        [
+          () =>
+            client.instances.start('charge', {
+              input: { amount: 1 },
+              business_key: 'k'.repeat(192),
+            }),
+          '$.business_key',
+        ],
+        [() => client.instances.start('nope', { input: {} }), '$.workflow'],
+        [() => client.instances.start('charge', { version: 9, input: { amount: 1 } }), '$.version'],
+      ];
+      for (const [request, path] of cases) {
+        const e = await refusal(request());
+        assert.ok(e.details.path?.startsWith(path), `${path}: ${JSON.stringify(e)}`);
+      }
+      assert.deepEqual(await counts(), before);
+      const ok = await client.instances.start('charge', {
+        input: { amount: 1 },
+        business_key: 'k'.repeat(191),
+      });
+      assert.equal(ok.instance.business_key, 'k'.repeat(191));
+    });
+
+    test('[A1.1] [A3.6] rights: publishing is not starting; a TASK workflow needs tasks:submit; reading needs workflows:read', async () => {
+      const publisher = t.clientFor('ns', await t.keyWith('ns', ['workflows:publish']));
+      assert.equal((await refusal(publisher.instances.start('nap', { input: {} }))).status, 403);
+      const starter = t.clientFor('ns', await t.keyWith('ns', ['workflows:start']));
+      assert.equal(
+        (await refusal(starter.instances.start('charge', { input: { amount: 1 } }))).status,
+        403,
+      );
+      const { instance } = await starter.instances.start('nap', { input: {} });
+      assert.equal((await refusal(starter.instances.get(instance.id))).status, 403);
+      const reader = t.clientFor('ns', await t.keyWith('ns', ['workflows:read']));
+      assert.equal((await reader.instances.get(instance.id)).instance.status, 'WAITING');
+    });
+
+    test('[A4.3] at the active-instance limit a Start is 429 active_instance_limit while a replay still answers', async () => {
+      const limited = await startTestServer(dialect, {
+        sweepIntervalMs: false,
+        scheduleIntervalMs: false,
+        maxActiveInstances: 2,
+      });
+      try {
+        const c = limited.admin;
+        await c.workflows.publish(NAP);
+        await c.workflows.publish(EMPTY);
+        // An instance that ends inside admission does not stay active.
+        await c.instances.start('empty', { input: {} });
+        const first = await c.requestRaw('POST', '/workflows/nap/instances', {
+          body: { input: {} },
+          idempotencyKey: 'fill-1',
+        });
+        await c.instances.start('nap', { input: {} });
+        const full = await refusal(c.instances.start('nap', { input: {} }));
+        assert.equal(full.status, 429);
+        assert.equal(full.code, 'active_instance_limit');
+        const replay = await c.requestRaw('POST', '/workflows/nap/instances', {
+          body: { input: {} },
+          idempotencyKey: 'fill-1',
+        });
+        assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+        assert.deepEqual(replay.body, first.body);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+});
