@@ -46,6 +46,25 @@ export default {
       to: { path: WEAVE_STEP },
     },
     {
+      name: 'weave-model-pure',
+      comment:
+        'weave/model is pure (row types, mappings, status rules; runtime.md §10): of the server ' +
+        'it imports only store/values.ts and store/schema.ts',
+      severity: 'error',
+      from: { path: `^${SERVER}weave/model/` },
+      to: {
+        path: `^${SERVER}`,
+        pathNot: [`^${SERVER}weave/model/`, `^${SERVER}store/(values|schema)\\.ts$`],
+      },
+    },
+    {
+      name: 'weave-model-no-node',
+      comment: 'weave/model does no I/O: no node: modules',
+      severity: 'error',
+      from: { path: `^${SERVER}weave/model/` },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'orbit-not-pulse',
       comment: 'pulse may import orbit (results append to streams); orbit never imports pulse',
       severity: 'error',

@@ -1,8 +1,9 @@
 // One flat config for the whole repo (STYLE.md §9). Boundary rules per folder (STYLE.md §1, §2).
 // The layer order and cycles are checked by dependency-cruiser (`npm run lint:deps`,
 // .dependency-cruiser.mjs; packages/server/ARCHITECTURE.md): rules layer-order-<layer>,
-// layer-order-weave-step, orbit-not-pulse, http-store-only-with-tx, no-cycle, no-folder-cycle,
-// server-sdk-protocol-only, engine-json-below-all, json-below-engine, sdk-not-server.
+// layer-order-weave-step, weave-model-pure, weave-model-no-node, orbit-not-pulse,
+// http-store-only-with-tx, no-cycle, no-folder-cycle, server-sdk-protocol-only,
+// engine-json-below-all, json-below-engine, sdk-not-server.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
@@ -37,6 +38,16 @@ const noIoInEngine = {
       },
     ],
     'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'process'],
+  },
+};
+
+/** weave/model is pure like the engine (runtime.md §10): no clock, no randomness, exact JSON. */
+const noClockInWeaveModel = {
+  files: ['packages/server/src/weave/model/**/*.ts'],
+  rules: {
+    'no-restricted-properties': noIoInEngine.rules['no-restricted-properties'],
+    'no-restricted-syntax': noIoInEngine.rules['no-restricted-syntax'],
+    'no-restricted-globals': noIoInEngine.rules['no-restricted-globals'],
   },
 };
 
@@ -82,6 +93,7 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   noIoInEngine,
+  noClockInWeaveModel,
   {
     files: ['packages/json/src/**/*.ts', 'packages/json/test/**/*.ts'],
     rules: {

@@ -64,6 +64,12 @@ const PLANTED: Readonly<Record<string, string>> = {
   'pulse/cancel-task.ts':
     "import { deliverResult } from '../weave/delivery/deliver-result.js';\nexport const c = deliverResult;\n",
   'pulse/up.ts': "import { m2 } from '../weave/model/m2.js';\nexport const u = m2;\n",
+  'store/schema.ts': 'export interface Schema {\n  t: number;\n}\n',
+  'weave/model/pure.ts':
+    "import type { Schema } from '../../store/schema.js';\nimport { formatInstant } from '../../store/values.js';\nexport const p: Partial<Schema> = { t: formatInstant };\n",
+  'weave/model/tx.ts':
+    "import { withTx } from '../../store/with-tx.js';\nexport const t = withTx;\n",
+  'weave/model/fs.ts': "import { readFileSync } from 'node:fs';\nexport const f = readFileSync;\n",
 };
 
 /** Imports between packages, unresolved here (no node_modules), as before a build. */
@@ -156,6 +162,16 @@ describe('dependency rules on a planted tree', () => {
       ),
     );
     assert.ok(!found.some((v) => v.from === `${SRC}/cli/client.ts`), 'cli/ calls a server');
+  });
+
+  test('weave/model imports only store/values.ts and store/schema.ts of the server, and no node: module', () => {
+    assert.ok(!found.some((v) => v.from === `${SRC}/weave/model/pure.ts`), JSON.stringify(found));
+    assert.ok(reported('weave-model-pure', 'weave/model/tx.ts', 'store/with-tx.ts'));
+    assert.ok(reported('weave-model-pure', 'weave/model/m1.ts', 'weave/runtime/r2.ts'));
+    assert.ok(
+      found.some((v) => v.rule === 'weave-model-no-node' && v.from === `${SRC}/weave/model/fs.ts`),
+      JSON.stringify(found),
+    );
   });
 
   test('http may import store/with-tx.ts and nothing else of store', () => {
