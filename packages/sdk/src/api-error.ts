@@ -58,6 +58,19 @@ export function toApiError(response: Response, body: Plain): WeaveApiError {
   });
 }
 
+/**
+ * A body over the server's limit, refused before sending: the error the server would answer
+ * with (`payload_too_large`, 413, `details.limit`), without a request id since none was made.
+ */
+export function bodyTooLarge(bytes: number, limit: number): WeaveApiError {
+  return new WeaveApiError({
+    code: 'payload_too_large',
+    status: 413,
+    message: `the request body is ${bytes} bytes, over the limit of ${limit} (not sent)`,
+    details: { limit },
+  });
+}
+
 function asRecord(value: Plain): Record<string, Plain> | undefined {
   return typeof value === 'object' &&
     value !== null &&

@@ -3,9 +3,9 @@
  * optional idempotency key, bodies written and read with @weave/json so numbers stay exact, and
  * an error answer turned into a `WeaveApiError`. Uses the global `fetch` unless given another.
  */
-import { parse, stringify } from '@weave/json';
+import { parse, stringify, utf8ByteLength } from '@weave/json';
 import type { JsonInput } from '@weave/json';
-import { toApiError } from './api-error.js';
+import { bodyTooLarge, toApiError } from './api-error.js';
 import { toPlain } from './plain.js';
 import type { Plain } from './plain.js';
 
@@ -16,7 +16,16 @@ export interface ClientOptions {
   readonly apiKey: string;
   /** Replaces the global fetch (tests, proxies). */
   readonly fetch?: typeof fetch;
+  /**
+   * Largest request body sent, in UTF-8 bytes (default 2 MiB, the server's default limit). A
+   * larger one is refused before sending with `payload_too_large` (413, `details.limit`), as the
+   * server would answer. Set it to the server's own limit if that was changed.
+   */
+  readonly maxBodyBytes?: number;
 }
+
+/** The server's default body limit (docs/http-api.md). */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface RequestOptions {
   readonly body?: JsonInput;
@@ -47,8 +56,17 @@ export async function send(
       url.searchParams.set(k, String(v));
     }
   }
+  const payload = options.body === undefined ? undefined : stringify(options.body);
+  if (payload !== undefined) {
+    // Refused here rather than by the server, which would have to read it (docs/http-api.md).
+    const bytes = utf8ByteLength(payload);
+    const limit = client.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (bytes > limit) {
+      throw bodyTooLarge(bytes, limit);
+    }
+  }
   const headers: Record<string, string> = { authorization: `Bearer ${client.apiKey}` };
-  if (options.body !== undefined) {
+  if (payload !== undefined) {
     headers['content-type'] = 'application/json';
   }
   if (options.idempotencyKey !== undefined) {
@@ -57,7 +75,7 @@ export async function send(
   const response = await fetchImpl(url, {
     method,
     headers,
-    ...(options.body === undefined ? {} : { body: stringify(options.body) }),
+    ...(payload === undefined ? {} : { body: payload }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const text = await response.text();

@@ -12,6 +12,8 @@ import type { JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
 import type { Database } from '../store/with-tx.js';
 import { toErrorResponse } from './error-response.js';
+import { bodyLimits, readBody } from './read-body.js';
+import type { BodyOutcome } from './read-body.js';
 import { buildOpenApi } from './openapi.js';
 import type { Route, RouteSettings } from './route.js';
 import { DEFAULT_MAX_ACTIVE_INSTANCES } from '../weave/instance/admit-instance.js';
@@ -24,7 +26,10 @@ export interface HttpOptions {
   readonly database: Database;
   /** Whether the database answers (`GET /readyz`); the server passes its store check. */
   readonly ready: () => Promise<boolean>;
-  /** Largest accepted request body in bytes (default 2 MiB; payload limits are checked later). */
+  /**
+   * Largest accepted request body in bytes (default 2 MiB; payload limits are checked later).
+   * Up to 4× more is read and discarded so the 413 reaches the client (read-body.ts).
+   */
   readonly bodyLimitBytes?: number;
   /** pino level, or false for no logs. */
   readonly logLevel?: string | false;
@@ -54,15 +59,27 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
     return503OnClosing: true,
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
-    try {
-      done(null, parse(body));
-    } catch (e: unknown) {
-      done(toBodyError(e), undefined);
-    }
+  // Requests whose body was refused as too large: their 413 closes the connection.
+  const refusedBodies = new WeakSet<FastifyRequest>();
+  const limits = bodyLimits(bodyLimitBytes);
+  app.addContentTypeParser('application/json', (req, payload, done) => {
+    readBody(payload, contentLengthOf(req), limits, (outcome) => {
+      if (outcome.kind === 'too_large') {
+        refusedBodies.add(req);
+      }
+      const body = toBody(outcome, bodyLimitBytes);
+      if (body instanceof Error) {
+        done(body, undefined);
+      } else {
+        done(null, body);
+      }
+    });
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    if (refusedBodies.has(req)) {
+      reply.header('connection', 'close');
+    }
   });
   app.setErrorHandler((error, req, reply) => sendError(reply, req, error, bodyLimitBytes));
   app.setNotFoundHandler((req, reply) =>
@@ -91,6 +108,39 @@ function loggerOptions(options: HttpOptions) {
     // Keys and payloads never reach the logs: only method, url, ids and statuses are logged.
     redact: ['req.headers.authorization', 'req.headers["idempotency-key"]'],
   };
+}
+
+function contentLengthOf(req: FastifyRequest): number | undefined {
+  const given = req.headers['content-length'];
+  const n = Number(given);
+  return given !== undefined && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A read body → its JSON value, or the error to answer with. */
+function toBody(outcome: BodyOutcome, limit: number): JsonValue | Error {
+  switch (outcome.kind) {
+    case 'body':
+      try {
+        return parse(outcome.body);
+      } catch (e: unknown) {
+        return toBodyError(e);
+      }
+    case 'too_large':
+      return new WeaveError(
+        'payload_too_large',
+        outcome.drained
+          ? `the request body is ${outcome.receivedBytes} bytes, over the limit of ${limit}`
+          : `the request body is over the limit of ${limit} bytes`,
+        { details: { limit } },
+      );
+    case 'length_mismatch':
+      return new WeaveError(
+        'invalid_argument',
+        `Content-Length does not match the body (got ${outcome.receivedBytes} bytes)`,
+      );
+    case 'failed':
+      return outcome.error;
+  }
 }
 
 /** Branches on the JSON error's code, not on `instanceof` across packages (STYLE.md §5). */

@@ -1,7 +1,7 @@
 /** The `weave` command as a user runs it: real processes, real ports, real databases. */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { WeaveClient } from '@weave/sdk';
 import { createEmptyDatabase, forEachDialect } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
-import { runWeave, startWeave } from '../support/processes.js';
+import { runWeave, startWeave, WEAVE_DOT_BIN } from '../support/processes.js';
 
 test('`weave dev --json` prints one line with a URL and a key that works on an authenticated route', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'weave-dev-'));
@@ -32,6 +32,51 @@ test('`weave dev --json` prints one line with a URL and a key that works on an a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Resolves to whether something accepts connections on `url`'s port. */
+function listening(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * SIGTERM to the PID of a `weave dev` started as docs/operations.md "Running under a supervisor"
+ * shows (not through npx, which does not pass the signal on): exit 0 within 5 s, port closed.
+ */
+async function stopsOnSigterm(command?: readonly [string, ...string[]]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'weave-dev-'));
+  try {
+    const dev = await startWeave(
+      ['dev', '--json', '--port', '0', '--data', dir],
+      {},
+      command === undefined ? {} : { command },
+    );
+    const { url } = JSON.parse(dev.firstLine) as { url: string };
+    // A request first, so that a kept-alive connection is open when the signal arrives.
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    const started = performance.now();
+    const code = await dev.stop('SIGTERM');
+    const tookMs = performance.now() - started;
+    assert.equal(code, 0, dev.stderr());
+    assert.ok(tookMs < 5_000, `stopping took ${Math.round(tookMs)} ms`);
+    assert.equal(await listening(url), false, `${url} still accepts connections`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('`node …/bin/weave.js dev` stops on SIGTERM to its PID: exit 0 within 5 s, port closed', () =>
+  stopsOnSigterm());
+
+test('a shell script that `exec`s node_modules/.bin/weave passes SIGTERM on to it', () =>
+  stopsOnSigterm(['/bin/sh', '-c', `exec "${WEAVE_DOT_BIN}" "$@"`, 'weave-script']));
 
 forEachDialect((dialect) => {
   describe(`weave server and bootstrap on ${dialect}`, () => {

@@ -6,6 +6,11 @@ import { track } from './leaks.js';
 
 export const WEAVE_BIN = fileURLToPath(new URL('../../../bin/weave.js', import.meta.url));
 
+/** The repository's `node_modules/.bin/weave`, as an installed project has it. */
+export const WEAVE_DOT_BIN = fileURLToPath(
+  new URL('../../../../../node_modules/.bin/weave', import.meta.url),
+);
+
 export interface Finished {
   readonly code: number | null;
   readonly stdout: string;
@@ -45,9 +50,15 @@ export interface Running {
 export function startWeave(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
-  options: { readyOn?: 'stdout' | 'stderr'; timeoutMs?: number } = {},
+  options: {
+    readyOn?: 'stdout' | 'stderr';
+    timeoutMs?: number;
+    /** What to run instead of `node bin/weave.js` (e.g. a shell that `exec`s the bin). */
+    command?: readonly [string, ...string[]];
+  } = {},
 ): Promise<Running> {
-  const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
+  const [file, ...prefix] = options.command ?? [process.execPath, WEAVE_BIN];
+  const child = spawn(file, [...prefix, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
