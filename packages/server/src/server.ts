@@ -11,6 +11,7 @@ import { openDatabase } from './store/database.js';
 import { checkReady } from './store/health.js';
 import { migrate } from './store/migrate.js';
 import { startLeaseSweeper } from './pulse/lease-sweeper.js';
+import { startInboxConsumer } from './weave/runtime/inbox-consumer.js';
 import { startScheduleRunner } from './pulse/schedule-runner.js';
 import { TaskNotifier } from './pulse/task-notifier.js';
 import { startRetentionLoop } from './orbit/retention.js';
@@ -20,6 +21,11 @@ import { toDeliverySettings } from './orbit/webhook-settings.js';
 import { parseAllowList } from './orbit/webhook-targets.js';
 
 export interface ServerOptions {
+  /**
+   * The workflow inbox consumer's cross-node pickup interval (default 250 ms; results committed
+   * on this node are consumed at once). `false`: no consumer on this node.
+   */
+  readonly inboxIntervalMs?: number | false;
   /** Active workflow instances allowed per namespace (default 10,000, seed 002 §4). */
   readonly maxActiveInstances?: number;
   /** The route table (default: every route of the API); tests wrap it to check answers. */
@@ -114,6 +120,18 @@ export class Server {
       }
       if (options.scheduleIntervalMs !== false) {
         server.#startScheduleRunner(options.scheduleIntervalMs);
+      }
+      if (options.inboxIntervalMs !== false) {
+        server.addLoop(
+          startInboxConsumer({
+            database,
+            notifier,
+            ...(options.inboxIntervalMs === undefined
+              ? {}
+              : { intervalMs: options.inboxIntervalMs }),
+            onError: (e: unknown) => app.log.error({ err: e }, 'workflow inbox consume failed'),
+          }),
+        );
       }
       if (options.retentionIntervalMs !== false) {
         server.addLoop(

@@ -226,14 +226,19 @@ async function deliverTerminal(
   receipt: TaskReceipt,
 ): Promise<void> {
   if (task.ownerKind !== null) {
+    const outcome = outcomeSnapshot(task, settlement, receipt);
     await deliverResult(tx, {
       namespaceId: task.namespaceId,
       taskId: task.id,
+      queueId: task.queueId,
       ownerKind: task.ownerKind,
       ownerId: task.ownerId,
       revision: receipt.revision,
       status: receipt.status,
       attemptId: receipt.attemptId,
+      effectUncertain: settlement.set?.effect_uncertain === 1 || task.effectUncertain,
+      result: outcome.result?.text ?? null,
+      error: outcome.error ?? null,
     });
   }
   await appendResult(tx, {

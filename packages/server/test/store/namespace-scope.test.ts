@@ -38,6 +38,11 @@ const CROSS_NAMESPACE_SCANS: readonly { name: string; why: string; path: RegExp 
     path: /readCredentialRow \(auth\/authenticate\.js/,
   },
   {
+    name: 'workflow inbox discovery',
+    why: 'finds instances with pending results or advances in every namespace (non-locking); each is then consumed in its own transaction scoped by namespace',
+    path: /discover \(weave\/runtime\/inbox-consumer\.js/,
+  },
+  {
     name: 'lease and deadline sweep',
     why: 'discovers due tasks of every namespace (SKIP LOCKED); settling them is scoped by id',
     path: /selectDue \(pulse\/expire-leases\.js/,

@@ -7,11 +7,12 @@ import { parse } from '@weave/json';
 import { compile } from '@weave/engine';
 import type { Program } from '@weave/engine';
 import { WeaveError, invalidArgument, notFound } from '../../errors.js';
-import { toBool, toId, toInt } from '../../store/values.js';
+import { toBool, toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { DefinitionVersionWithSource } from '../definitions/definition-record.js';
 import { getDefinition, getVersion } from '../definitions/read-definitions.js';
 import type { RoundQueue } from '../runtime/activate-work.js';
+import { readVersionQueues } from '../runtime/version-queues.js';
 
 export interface PinnedVersion {
   readonly version: DefinitionVersionWithSource;
@@ -34,45 +35,11 @@ export async function readPinnedVersion(
     // is a bug to fix, not the caller's fault.
     throw new WeaveError('internal', `version ${number} of ${pin.workflow} no longer compiles`);
   }
-  return { version, program: compiled.program, queues: await readQueues(tx, namespaceId, version) };
-}
-
-async function readQueues(
-  tx: Tx,
-  namespaceId: string,
-  version: DefinitionVersionWithSource,
-): Promise<Map<string, RoundQueue>> {
-  if (version.queues.length === 0) {
-    return new Map();
-  }
-  const rows = await tx.db
-    .selectFrom('queues')
-    .select(['id', 'name', 'application_id', 'capacity'])
-    .where('namespace_id', '=', namespaceId)
-    .where('name', 'in', [...version.queues])
-    .execute();
-  const queues = new Map(
-    rows.map((r) => [
-      r.name,
-      {
-        id: toId(r.id),
-        name: r.name,
-        applicationId: toId(r.application_id),
-        capacity: toInt(r.capacity),
-      },
-    ]),
-  );
-  for (const name of version.queues) {
-    if (!queues.has(name)) {
-      throw notFound(
-        `queue ${name}, which version ${version.version} of ${version.workflow} uses`,
-        {
-          path: '$.workflow',
-        },
-      );
-    }
-  }
-  return queues;
+  return {
+    version,
+    program: compiled.program,
+    queues: await readVersionQueues(tx, namespaceId, version.queues),
+  };
 }
 
 export interface OwningApplication {

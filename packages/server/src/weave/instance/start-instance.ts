@@ -9,16 +9,15 @@
 import { stringify } from '@weave/json';
 import type { JsonValue } from '@weave/json';
 import { applyDecisions } from '@weave/engine';
-import type { ActivateDecision, Decision, FailDecision } from '@weave/engine';
+import type { ActivateDecision } from '@weave/engine';
 import type { Principal } from '../../auth/principal.js';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
-import type { InstanceStatusResult } from '../model/instance-status.js';
 import { toNewStepRows } from '../model/snapshot-rows.js';
 import { activateWork } from '../runtime/activate-work.js';
 import { writeHistory } from '../runtime/history.js';
 import { appendInstanceOutcome } from '../runtime/instance-outcome.js';
-import type { HistoryEntry } from '../runtime/history.js';
+import { causeOf, roundHistory } from '../runtime/round-history.js';
 import {
   admitInstance,
   checkRequest,
@@ -85,7 +84,11 @@ async function persistFirstRound(tx: Tx, admitted: Admitted): Promise<Started> {
   const status = toInstanceStatus({ steps: after.steps, ending: null, pendingAdvance: more });
   const deadlineAt = tx.now + BigInt(pinned.program.timeoutMs) * US_PER_MS;
   const failure = status.status === 'FAILED' ? causeOf(decisions) : undefined;
-  const history = historyOf(decisions, status);
+  // `instance.admitted` at revision 1, then the first round's entries at 2 (A2.9).
+  const history = [
+    { type: 'instance.admitted', revision: 1n },
+    ...roundHistory(decisions, status, 2n),
+  ];
   const rows = await insertFirstRows(tx, {
     ...admitted,
     namespaceId,
@@ -135,46 +138,4 @@ async function persistFirstRound(tx: Tx, admitted: Admitted): Promise<Started> {
     );
   }
   return { instanceId: rows.instanceId };
-}
-
-/**
- * The cause a FAILED instance reports (Deliver 7): the failure of the step whose data broke a
- * rule, not the `child_failed` of the composites above it.
- */
-function causeOf(decisions: readonly Decision[]) {
-  const fails = decisions.filter((d): d is FailDecision => d.kind === 'FAIL');
-  const own = fails.find((d) => d.error.code !== 'child_failed' && d.error.code !== 'aborted');
-  const cause = own ?? fails[fails.length - 1];
-  return cause === undefined
-    ? undefined
-    : { code: cause.error.code, message: cause.error.message, stepId: cause.stepId };
-}
-
-/** `instance.admitted` at revision 1, then one entry per decision at 2 (A2.9), then the end. */
-function historyOf(decisions: readonly Decision[], status: InstanceStatusResult): HistoryEntry[] {
-  return [
-    { type: 'instance.admitted', revision: 1n },
-    ...decisions.map((d) => historyOfDecision(d)),
-    ...(status.terminal ? [{ type: `instance.${status.status.toLowerCase()}`, revision: 2n }] : []),
-  ];
-}
-
-function historyOfDecision(d: Decision): HistoryEntry {
-  const type =
-    d.kind === 'ACTIVATE'
-      ? 'step.activated'
-      : d.kind === 'COMPLETE'
-        ? 'step.completed'
-        : d.kind === 'SKIP'
-          ? 'step.skipped'
-          : d.kind === 'FAIL'
-            ? 'step.failed'
-            : 'step.cancel_requested';
-  const details =
-    d.kind === 'FAIL'
-      ? { code: d.error.code, message: d.error.message }
-      : d.kind === 'ACTIVATE' && d.node === 'BRANCH'
-        ? { case_index: d.caseIndex }
-        : undefined;
-  return { type, revision: 2n, stepId: d.stepId, ...(details === undefined ? {} : { details }) };
 }

@@ -22,6 +22,7 @@ import { DEFAULT_RETRY_POLICY } from '../../pulse/retry-policy.js';
 import type { RetryPolicy } from '../../pulse/retry-policy.js';
 import type { OwnedTask } from '../../pulse/submit-owned.js';
 import { submitOwnedTasks } from '../../pulse/submit-owned.js';
+import { OWNER_ACTIVATION, OWNER_POLL_ROUND } from '../delivery/deliver-result.js';
 import type { WeaveWaitsTable } from '../../store/schema.js';
 import type { Micros } from '../../store/values.js';
 import { toId } from '../../store/values.js';
@@ -52,10 +53,6 @@ export interface Activated {
   readonly taskId: string | null;
   readonly roundId: string | null;
 }
-
-/** Task owners (`tasks.owner_kind`, E1.3). */
-export const OWNER_ACTIVATION = 'workflow_activation';
-export const OWNER_POLL_ROUND = 'workflow_poll_round';
 
 const US_PER_MS = 1000n;
 

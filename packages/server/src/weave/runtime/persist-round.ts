@@ -1,0 +1,94 @@
+/**
+ * The step, activation and poll-round rows a runner round changes (runtime.md §5.3): every step
+ * row the round moved (its revision + 1, E4.2; `$root` every round), the causes of failed steps,
+ * the settled activations, and the POLL rounds that finished or come next.
+ */
+import type { FailDecision } from '@weave/engine';
+import type { Tx } from '../../store/with-tx.js';
+import type { StepWrite } from '../model/snapshot-rows.js';
+import type { Settlements } from './settle-results.js';
+
+const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED']);
+
+export async function persistRound(
+  tx: Tx,
+  round: {
+    readonly ref: { readonly namespaceId: string; readonly instanceId: string };
+    readonly writes: readonly StepWrite[];
+    readonly settlements: Settlements;
+    readonly failed: readonly FailDecision[];
+  },
+): Promise<void> {
+  const ns = round.ref.namespaceId;
+  const errors = new Map(round.settlements.errors);
+  for (const fail of round.failed) {
+    errors.set(fail.stepId, { code: fail.error.code, message: fail.error.message });
+  }
+  for (const w of round.writes) {
+    const error = errors.get(w.stepId);
+    await tx.write(
+      tx.db
+        .updateTable('weave_steps')
+        .set({
+          status: w.status,
+          revision: w.revision,
+          output: w.output,
+          case_index: w.caseIndex,
+          completed_by: w.completedBy,
+          cancel_requested: w.cancelRequested ? 1 : 0,
+          ...(error === undefined ? {} : { error_code: error.code, error_message: error.message }),
+          ...(FINISHED.has(w.status) ? { finished_at: tx.now } : {}),
+          updated_at: tx.now,
+        })
+        .where('namespace_id', '=', ns)
+        .where('id', '=', w.stepRowId),
+    );
+  }
+  for (const a of round.settlements.activations) {
+    await tx.write(
+      tx.db
+        .updateTable('weave_activations')
+        .set({
+          status: a.status,
+          last_task_revision: a.lastTaskRevision,
+          ...(FINISHED.has(a.status) ? { finished_at: tx.now } : {}),
+        })
+        .where('namespace_id', '=', ns)
+        .where('id', '=', a.id),
+    );
+  }
+  await persistRounds(tx, round.ref, round.settlements);
+}
+
+async function persistRounds(
+  tx: Tx,
+  ref: { readonly namespaceId: string; readonly instanceId: string },
+  settlements: Settlements,
+): Promise<void> {
+  for (const done of settlements.roundsDone) {
+    await tx.write(
+      tx.db
+        .updateTable('weave_poll_rounds')
+        .set({ state: 'DONE', classification: done.classification, finished_at: tx.now })
+        .where('namespace_id', '=', ref.namespaceId)
+        .where('id', '=', done.id),
+    );
+  }
+  for (const next of settlements.nextRounds) {
+    // The clock creates the round's task when it falls due (runtime.md §4.2).
+    await tx.write(
+      tx.db.insertInto('weave_poll_rounds').values({
+        namespace_id: ref.namespaceId,
+        instance_id: ref.instanceId,
+        activation_id: next.activationId,
+        number: next.number,
+        state: 'SCHEDULED',
+        due_at: next.dueAt,
+        task_id: null,
+        classification: null,
+        created_at: tx.now,
+        finished_at: null,
+      }),
+    );
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * Task results → leaf settlements (runtime.md §3.2 "Checks per row" and engine.md "What storage
+ * itself does"): each inbox row is checked (E2.4: a malformed row is QUARANTINED, never
+ * executed; E1.7: a result of an old activation or round is STALE, recorded and never applied)
+ * and the rest settle their step. Pure: the rows in, the settlements out.
+ */
+import { isJsonObject, parse } from '@weave/json';
+import type { JsonValue } from '@weave/json';
+import { EngineError } from '@weave/engine';
+import type { Program, StepState } from '@weave/engine';
+import type { Micros } from '../../store/values.js';
+import type { Activation, InboxEvent, StepRow } from '../model/rows.js';
+
+export type RowOutcome =
+  | { readonly kind: 'APPLIED' }
+  | { readonly kind: 'STALE'; readonly reason: string }
+  | { readonly kind: 'QUARANTINED'; readonly code: string };
+
+export interface Settlements {
+  readonly outcomes: ReadonlyMap<string, RowOutcome>;
+  /** New states of settled leaves, by step id. */
+  readonly states: ReadonlyMap<string, StepState>;
+  readonly errors: ReadonlyMap<string, { readonly code: string; readonly message: string }>;
+  readonly activations: readonly {
+    readonly id: string;
+    readonly status: string;
+    readonly lastTaskRevision: bigint;
+  }[];
+  /** POLL rounds to schedule (a PENDING classification with rounds and time left). */
+  readonly nextRounds: readonly {
+    readonly activationId: string;
+    readonly number: number;
+    readonly dueAt: Micros;
+  }[];
+  readonly roundsDone: readonly { readonly id: string; readonly classification: string }[];
+}
+
+interface Frozen {
+  readonly status: string;
+  readonly result?: JsonValue;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** E2.4: the snapshot is a schema_version 1 object naming the row's own task. */
+function readSnapshot(row: InboxEvent): Frozen | undefined {
+  if (
+    row.snapshot === null ||
+    row.sourceTaskId === null ||
+    row.sourceActivationId === null ||
+    row.sourceRevision === null ||
+    row.sourceRevision <= 0n
+  ) {
+    return undefined;
+  }
+  let value: JsonValue;
+  try {
+    value = parse(row.snapshot);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value) || value.get('task_id') !== row.sourceTaskId) {
+    return undefined;
+  }
+  const version = value.get('schema_version');
+  const status = value.get('status');
+  if (!(isJsonNumberOne(version) && typeof status === 'string')) {
+    return undefined;
+  }
+  const error = value.get('error');
+  const code = isJsonObject(error) ? error.get('code') : undefined;
+  const message = isJsonObject(error) ? error.get('message') : undefined;
+  const result = value.get('result');
+  return {
+    status,
+    ...(result === undefined ? {} : { result }),
+    ...(typeof code === 'string'
+      ? { error: { code, message: typeof message === 'string' ? message : '' } }
+      : {}),
+  };
+}
+
+function isJsonNumberOne(v: JsonValue | undefined): boolean {
+  return (
+    typeof v === 'object' && v !== null && 'kind' in v && v.kind === 'number' && v.text === '1'
+  );
+}
+
+export interface SettleInput {
+  readonly program: Program;
+  readonly terminal: boolean;
+  readonly now: Micros;
+  readonly rows: readonly InboxEvent[];
+  readonly steps: readonly StepRow[];
+  readonly activations: readonly Activation[];
+}
+
+export function settleResults(input: SettleInput): Settlements {
+  const stepsById = new Map(input.steps.map((s) => [s.id, s]));
+  const activations = new Map(input.activations.map((a) => [a.id, a]));
+  const out = {
+    outcomes: new Map<string, RowOutcome>(),
+    states: new Map<string, StepState>(),
+    errors: new Map<string, { code: string; message: string }>(),
+    activations: [] as { id: string; status: string; lastTaskRevision: bigint }[],
+    nextRounds: [] as { activationId: string; number: number; dueAt: Micros }[],
+    roundsDone: [] as { id: string; classification: string }[],
+  };
+  const settledActivations = new Set<string>();
+  for (const row of input.rows) {
+    const frozen = readSnapshot(row);
+    if (frozen === undefined) {
+      out.outcomes.set(row.id, { kind: 'QUARANTINED', code: 'SNAPSHOT_INVALID' });
+      continue;
+    }
+    const activation = activations.get(row.sourceActivationId ?? '');
+    const step = activation === undefined ? undefined : stepsById.get(activation.stepRowId);
+    const stale = staleReason(input, row, activation, step, settledActivations);
+    if (stale !== undefined || activation === undefined || step === undefined) {
+      out.outcomes.set(row.id, { kind: 'STALE', reason: stale ?? 'no_activation' });
+      continue;
+    }
+    settledActivations.add(activation.id);
+    settleOne(input, out, { row, frozen, activation, step });
+    out.outcomes.set(row.id, { kind: 'APPLIED' });
+  }
+  return out;
+}
+
+/** E1.7: a result of an old activation, an old round or an older revision is never applied. */
+function staleReason(
+  input: SettleInput,
+  row: InboxEvent,
+  activation: Activation | undefined,
+  step: StepRow | undefined,
+  settled: ReadonlySet<string>,
+): string | undefined {
+  if (input.terminal) {
+    return 'instance_ended';
+  }
+  if (activation === undefined || step === undefined) {
+    return 'activation_not_in_flight';
+  }
+  if (step.currentActivationId !== activation.id || settled.has(activation.id)) {
+    return 'activation_not_current';
+  }
+  if (activation.kind === 'TASK' && activation.taskId !== row.sourceTaskId) {
+    return 'task_not_current';
+  }
+  if (activation.kind === 'POLL' && activation.poll?.currentRoundId !== row.sourceRoundId) {
+    return 'round_not_current';
+  }
+  if ((row.sourceRevision ?? 0n) <= activation.lastTaskRevision) {
+    return 'older_revision';
+  }
+  return undefined;
+}
+
+type Out = {
+  states: Map<string, StepState>;
+  errors: Map<string, { code: string; message: string }>;
+  activations: { id: string; status: string; lastTaskRevision: bigint }[];
+  nextRounds: { activationId: string; number: number; dueAt: Micros }[];
+  roundsDone: { id: string; classification: string }[];
+};
+
+function settleOne(
+  input: SettleInput,
+  out: Out,
+  at: { row: InboxEvent; frozen: Frozen; activation: Activation; step: StepRow },
+): void {
+  const { row, frozen, activation, step } = at;
+  const revision = row.sourceRevision ?? 0n;
+  const finish = (status: string, state: StepState) => {
+    out.states.set(step.stepId, state);
+    out.activations.push({ id: activation.id, status, lastTaskRevision: revision });
+  };
+  const failed = (status: 'FAILED' | 'CANCELLED' | 'NEEDS_REVIEW') => {
+    out.errors.set(step.stepId, frozen.error ?? { code: status.toLowerCase(), message: '' });
+    finish(status, { kind: step.kind, status });
+  };
+  if (frozen.status !== 'SUCCEEDED') {
+    failed(
+      frozen.status === 'CANCELLED'
+        ? 'CANCELLED'
+        : frozen.status === 'NEEDS_REVIEW'
+          ? 'NEEDS_REVIEW'
+          : 'FAILED',
+    );
+    if (activation.kind === 'POLL' && row.sourceRoundId !== null) {
+      out.roundsDone.push({ id: row.sourceRoundId, classification: frozen.status });
+    }
+    return;
+  }
+  const result = frozen.result ?? null;
+  if (activation.kind !== 'POLL') {
+    finish('SUCCEEDED', { kind: step.kind, status: 'SUCCEEDED', output: result });
+    return;
+  }
+  settlePoll(input, out, { ...at, result, finish });
+}
+
+function settlePoll(
+  input: SettleInput,
+  out: Out,
+  at: {
+    row: InboxEvent;
+    activation: Activation;
+    step: StepRow;
+    result: JsonValue;
+    finish: (status: string, state: StepState) => void;
+  },
+): void {
+  const { row, activation, step, result, finish } = at;
+  let classification: string;
+  try {
+    classification = input.program.classifyPoll(step.stepId, result);
+  } catch (e: unknown) {
+    // E3.14: an unknown value or type holds the POLL for an operator, with the error recorded.
+    const message = e instanceof EngineError ? e.message : 'the query result cannot be classified';
+    out.errors.set(step.stepId, { code: 'poll_unclassified', message });
+    classification = 'NEEDS_REVIEW';
+  }
+  out.roundsDone.push({ id: row.sourceRoundId ?? '', classification });
+  if (classification === 'SUCCEEDED') {
+    finish('SUCCEEDED', {
+      kind: 'POLL',
+      status: 'SUCCEEDED',
+      output: result,
+      completedBy: 'QUERY',
+    });
+  } else if (classification === 'FAILED' || classification === 'NEEDS_REVIEW') {
+    out.errors.set(
+      step.stepId,
+      out.errors.get(step.stepId) ?? { code: 'poll_failed', message: '' },
+    );
+    finish(classification, { kind: 'POLL', status: classification });
+  } else {
+    const poll = activation.poll;
+    const due = input.now + (poll?.intervalUs ?? 0n);
+    if (poll !== null && poll.usedRounds < poll.maxRounds && due < poll.deadlineAt) {
+      out.nextRounds.push({ activationId: activation.id, number: poll.usedRounds + 1, dueAt: due });
+      out.activations.push({
+        id: activation.id,
+        status: 'ACTIVE',
+        lastTaskRevision: row.sourceRevision ?? 0n,
+      });
+    } else {
+      const code =
+        poll !== null && poll.usedRounds >= poll.maxRounds ? 'poll_max_rounds' : 'poll_deadline';
+      out.errors.set(step.stepId, {
+        code,
+        message: 'the POLL ran out of rounds or time while pending',
+      });
+      finish('FAILED', { kind: 'POLL', status: 'FAILED' });
+    }
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Instances run to the end (issue 11 slice 2, seed 000 §1–§2): a worker completes the tasks, each
+ * result goes through the inbox, the consumer settles the step, plans the next round and starts
+ * the next task, until the instance ends — on SQLite and MariaDB, real HTTP and the SDK Worker.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { NonRetryableError } from '@weave/sdk';
+import type { WeaveClient } from '@weave/sdk';
+import { forEachDialect } from '../support/databases.js';
+import { startTestServer } from '../support/servers.js';
+import type { TestServer } from '../support/servers.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWorker } from '../support/workers.js';
+
+/** reserve → BRANCH on an exact number (2^53 + 1 > 2^53) → ship or skip → output. */
+const ORDER = {
+  schema_version: 1,
+  name: 'order',
+  input: {
+    type: 'object',
+    required: ['amount'],
+    properties: { amount: { type: 'number' } },
+  },
+  steps: [
+    {
+      id: 'reserve',
+      kind: 'TASK',
+      queue: 'q1',
+      input: { amount: '$.input.amount', op: 'reserve' },
+    },
+    {
+      id: 'big',
+      kind: 'BRANCH',
+      cases: [
+        {
+          when: { gt: ['$.input.amount', { kind: 'number', text: '9007199254740992' }] },
+          steps: [{ id: 'approve', kind: 'TASK', queue: 'q1', input: { op: 'approve' } }],
+        },
+      ],
+      default: [],
+    },
+    {
+      id: 'ship',
+      kind: 'PARALLEL',
+      branches: {
+        label: [{ id: 'print', kind: 'TASK', queue: 'q1', input: { op: 'print' } }],
+        notify: [{ id: 'mail', kind: 'TASK', queue: 'q1', input: { op: 'mail' } }],
+      },
+    },
+  ],
+  output: { reserved: '$.steps.reserve.output', shipped: '$.steps.ship.output' },
+};
+
+const FAILING = {
+  schema_version: 1,
+  name: 'failing',
+  steps: [
+    { id: 'boom', kind: 'TASK', queue: 'q1', input: { op: 'boom' }, retry: { max_attempts: 1 } },
+  ],
+};
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+forEachDialect((dialect) => {
+  describe(`instances run to the end on ${dialect}`, () => {
+    let t: TestServer;
+    let client: WeaveClient;
+    const ran: string[] = [];
+    let stop: () => Promise<void>;
+
+    before(async () => {
+      t = await startTestServer(dialect, { sweepIntervalMs: false, scheduleIntervalMs: false });
+      client = t.admin;
+      await client.workflows.publish(ORDER);
+      await client.workflows.publish(FAILING);
+      const worker = startWorker({
+        client,
+        concurrency: 4,
+        waitMs: 1_000,
+        handlers: {
+          q1: (input) => {
+            const op = isRecord(input) ? String(input.op) : '';
+            ran.push(op);
+            if (op === 'boom') {
+              throw new NonRetryableError('the card was declined', { code: 'card_declined' });
+            }
+            return Promise.resolve(
+              isRecord(input) && op === 'reserve' ? { held: input.amount } : { op },
+            );
+          },
+        },
+      });
+      stop = () => worker.stop();
+    });
+    after(async () => {
+      await stop();
+      await t.close();
+    });
+
+    const settled = (id: string) =>
+      waitFor(
+        async () => {
+          const { instance } = await client.instances.get(id);
+          return ['SUCCEEDED', 'FAILED'].includes(instance.status) ? instance : undefined;
+        },
+        { timeoutMs: 20_000 },
+      );
+
+    test('[E3.4] [E3.13] a sequence, a BRANCH on 2^53 + 1 and a PARALLEL run to SUCCEEDED with the exact output', async () => {
+      const amount = { kind: 'number', text: '9007199254740993' };
+      const { instance } = await client.instances.start('order', { input: { amount } });
+      const done = await settled(instance.id);
+      assert.equal(done.status, 'SUCCEEDED');
+      assert.deepEqual(done.output, {
+        reserved: { held: amount },
+        shipped: { label: { op: 'print' }, notify: { op: 'mail' } },
+      });
+      assert.ok(ran.includes('approve'), 'the BRANCH chose the case: 2^53 + 1 > 2^53 exactly');
+      assert.ok(BigInt(done.revision) > 2n);
+      const page = await client.results.readStream('app');
+      const event = page.events.find((e) => e.instance_id === instance.id);
+      assert.equal(event?.type, 'instance.succeeded');
+      assert.equal(event?.workflow, 'order');
+    });
+
+    test('[E3.4] exactly 2^53 does not take the case: the unchosen case is SKIPPED', async () => {
+      const before = ran.filter((op) => op === 'approve').length;
+      const amount = { kind: 'number', text: '9007199254740992' };
+      const { instance } = await client.instances.start('order', { input: { amount } });
+      const done = await settled(instance.id);
+      assert.equal(done.status, 'SUCCEEDED');
+      assert.equal(ran.filter((op) => op === 'approve').length, before);
+      const approve = await t.server.database.kysely
+        .selectFrom('weave_steps')
+        .select('status')
+        .where('instance_id', '=', instance.id)
+        .where('step_id', '=', 'approve')
+        .executeTakeFirstOrThrow();
+      assert.equal(approve.status, 'SKIPPED');
+    });
+
+    test('[E1.1] a failed task fails the instance with the task error as its cause', async () => {
+      const { instance } = await client.instances.start('failing', { input: {} });
+      const done = await settled(instance.id);
+      assert.equal(done.status, 'FAILED');
+      assert.equal(done.error?.code, 'card_declined');
+      assert.equal(done.error?.step_id, 'boom');
+      const inbox = await t.server.database.kysely
+        .selectFrom('weave_inbox')
+        .select(['state', 'outcome'])
+        .where('instance_id', '=', instance.id)
+        .execute();
+      assert.deepEqual(
+        inbox.map((r) => [r.state, r.outcome]),
+        [['PROCESSED', 'APPLIED']],
+      );
+    });
+  });
+});
