@@ -275,6 +275,16 @@ forEachDialect((dialect) => {
         );
         assert.equal(refused.status, 403);
         assert.equal(refused.code, 'permission_denied');
+        // tasks:submit is a right of a Start with business tasks: the replay needs it too.
+        const noSubmit = await c.createCredential({
+          name: 'no-submit',
+          scopes: ['workflows:start'],
+        });
+        const refusedToo = await refusal(
+          limited.clientFor('ns', noSubmit.key ?? '').instances.start('one', body, 'a14'),
+        );
+        assert.equal(refusedToo.status, 403);
+        assert.equal(refusedToo.code, 'permission_denied');
       } finally {
         await limited.close();
       }
