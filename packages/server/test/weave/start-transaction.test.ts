@@ -39,10 +39,11 @@ const task = (id: string, queue: string, extra: Record<string, unknown> = {}) =>
 });
 
 /** A PARALLEL of `n` TASKs on `queue`, one branch each. */
-function fanOut(name: string, queue: string, n: number) {
+function fanOut(name: string, queue: string | readonly string[], n: number) {
+  const queues = typeof queue === 'string' ? [queue] : queue;
   const branches: Record<string, unknown[]> = {};
   for (let i = 0; i < n; i++) {
-    branches[`b${i}`] = [task(`t${i}`, queue)];
+    branches[`b${i}`] = [task(`t${i}`, queues[i % queues.length] ?? '')];
   }
   return { schema_version: 1, name, steps: [{ id: 'fan', kind: 'PARALLEL', branches }] };
 }
@@ -139,10 +140,12 @@ forEachDialect((dialect) => {
       assert.equal(await rowsOf('weave_activations', id), 5, '$root, the PARALLEL, 3 TASKs');
     });
 
-    test('[A1.7] the application quota refuses the whole graph; the same key succeeds once the quota is raised', async () => {
+    test('[A1.7] the application quota, shared by its queues, refuses the whole graph; the same key succeeds once it is raised', async () => {
       await client.createApplication({ name: 'tight', quota: { max_active_tasks: 2 } });
       await client.createQueue({ name: 'tight-q', application: 'tight' });
-      await client.workflows.publish(fanOut('three-tight', 'tight-q', 3));
+      await client.createQueue({ name: 'tight-r', application: 'tight' });
+      // Two tasks on tight-q and one on tight-r: each queue alone is within the quota of 2.
+      await client.workflows.publish(fanOut('three-tight', ['tight-q', 'tight-r'], 3));
       const before = { counts: await counts(), bounds: await bounds() };
       const body = { input: {} };
       const e = await refusal(client.instances.start('three-tight', body, 'a17-quota'));
@@ -164,6 +167,25 @@ forEachDialect((dialect) => {
         'quota_exceeded',
       );
       assert.deepEqual(await counts(), again);
+    });
+
+    test('[A1.7] a paused queue still admits: the Start is 201, its task waits for the queue', async () => {
+      await client.createQueue({ name: 'held', application: 'app' });
+      await client.pauseQueue('held');
+      await client.workflows.publish({
+        schema_version: 1,
+        name: 'on-held',
+        steps: [task('held', 'held')],
+      });
+      const { instance } = await client.instances.start('on-held', { input: {} });
+      assert.equal(instance.status, 'RUNNING');
+      const { queue } = await client.getQueue('held');
+      assert.equal(queue.counts.PENDING, 1);
+      const claimed = await client.claimTasks('held', { worker_id: 'w', max_tasks: 1 });
+      assert.equal(claimed.tasks.length, 0, 'workers are gated by the pause');
+      await client.resumeQueue('held');
+      const resumed = await client.claimTasks('held', { worker_id: 'w', max_tasks: 1 });
+      assert.equal(resumed.tasks.length, 1);
     });
 
     test('[A1.3] a version whose queue was never created is 404 at $.workflow and writes nothing', async () => {
