@@ -7,6 +7,7 @@
 import { isJsonObject, parse } from '@weave/json';
 import type { JsonValue } from '@weave/json';
 import { NAME_PATTERN, instances, workflows } from '@weave/sdk/protocol';
+import { requireScope } from '../../auth/principal.js';
 import { WeaveError, invalidArgument } from '../../errors.js';
 import { readInstance, requireInstanceQueues } from '../../weave/instance/read-instance.js';
 import { startInstance } from '../../weave/instance/start-instance.js';
@@ -41,6 +42,10 @@ async function checkStartReplay(ctx: RouteContext, storedBody: string): Promise<
     throw new WeaveError('internal', 'a Start receipt holds no instance id');
   }
   const read = await readInstance(ctx.tx, ctx.principal.namespaceId, id);
+  // The pinned version has business tasks exactly when it uses queues (has_tasks, A1.3).
+  if (read.queues.length > 0) {
+    requireScope(ctx.principal, 'tasks:submit');
+  }
   requireInstanceQueues(ctx.principal, read);
 }
 
