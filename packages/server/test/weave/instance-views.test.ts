@@ -213,7 +213,7 @@ forEachDialect((dialect) => {
       assert.equal((await refusal(client.instances.step(id, 'nope'))).status, 404);
     });
 
-    test('history: instance.admitted at revision 1, then the round at revision 2, paged by after/limit', async () => {
+    test('[A2.9] history: instance.admitted at revision 1, then the round at revision 2, paged by after/limit', async () => {
       const all = await client.instances.history(id);
       assert.equal(all.events[0]?.type, 'instance.admitted');
       assert.equal(all.events[0]?.revision, '1');
