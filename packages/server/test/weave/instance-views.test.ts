@@ -289,7 +289,7 @@ forEachDialect((dialect) => {
       }
     });
 
-    test('[A3.4] an activation whose task row is missing is a 500 internal, never a partial answer', async () => {
+    test('[A3.4] a broken link (a missing task row, a foreign current activation) is a 500 internal, never a partial answer', async () => {
       const { instance } = await client.instances.start('simple', { input: {} });
       const { steps } = await client.instances.steps(instance.id);
       const taskId = steps.find((s) => s.id === 'only')?.task_id;
@@ -299,6 +299,23 @@ forEachDialect((dialect) => {
       const broken = await refusal(client.instances.step(instance.id, 'only'));
       assert.equal(broken.status, 500);
       assert.equal(broken.code, 'internal');
+      // A current activation that is another step's: Steps refuses too.
+      const foreign = await db
+        .selectFrom('weave_activations')
+        .select('id')
+        .where('instance_id', '=', id)
+        .where('step_id', '=', 'charge')
+        .executeTakeFirstOrThrow();
+      await db
+        .updateTable('weave_steps')
+        .set({ current_activation_id: foreign.id })
+        .where('instance_id', '=', instance.id)
+        .where('step_id', '=', 'only')
+        .execute();
+      const wrong = await refusal(client.instances.steps(instance.id));
+      assert.equal(wrong.status, 500);
+      assert.equal(wrong.code, 'internal');
+      assert.equal((await refusal(client.instances.step(instance.id, 'only'))).status, 500);
     });
   });
 });
