@@ -1,7 +1,8 @@
 /**
  * `client.instances`: workflow instances (API.md "Weave", docs/sdk.md). Start an instance of a
  * published workflow — by name, or by the handle `defineWorkflow` returns, which types the input —
- * and read its current view.
+ * and read it: its current view, its steps, one step's detail and its history (every read takes
+ * `workflows:read` plus scope over every queue of the pinned version).
  *
  * @example
  * const { instance } = await client.instances.start('order', { input: { order_id: 'A-1' } }, 'order-A-1');
@@ -52,5 +53,44 @@ export class InstancesClient {
   /** The current view. @example const { instance } = await client.instances.get('42'); */
   get(id: string) {
     return this.#call(instances.getInstance, { params: { instance: id } });
+  }
+
+  /**
+   * Every step (metadata only, document order, `$root` hidden) and the instance revision of the
+   * same read.
+   *
+   * @example
+   * const { revision, steps } = await client.instances.steps('42');
+   */
+  steps(id: string) {
+    return this.#call(instances.listInstanceSteps, { params: { instance: id } });
+  }
+
+  /**
+   * One step's detail: output, error, and its activations with their input, task and attempts,
+   * poll rounds and waits.
+   *
+   * @example
+   * const step = await client.instances.step('42', 'charge');
+   */
+  step(id: string, stepId: string) {
+    return this.#call(instances.getInstanceStep, { params: { instance: id, step: stepId } });
+  }
+
+  /**
+   * The instance's events after `after` (a seq, default 0), at most `limit` (default 100, max
+   * 1000); read on from `next_after` until a page comes back empty.
+   *
+   * @example
+   * const { events, next_after } = await client.instances.history('42', { after: '0', limit: 50 });
+   */
+  history(id: string, options: { readonly after?: string; readonly limit?: number } = {}) {
+    return this.#call(instances.listInstanceHistory, {
+      params: { instance: id },
+      query: {
+        ...(options.after === undefined ? {} : { after: options.after }),
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      },
+    });
   }
 }

@@ -84,6 +84,9 @@ test('every route contract has a client method that sends its method and path', 
     () => client.workflows.getVersion('w', 2),
     () => client.instances.start('w', { input: {} }),
     () => client.instances.get('9'),
+    () => client.instances.steps('9'),
+    () => client.instances.step('9', 'charge'),
+    () => client.instances.history('9', { after: '3', limit: 10 }),
   ];
   for (const call of calls) {
     await call();

@@ -216,6 +216,7 @@ async function runWorkload(t: TestServer, admin: WeaveClient): Promise<void> {
   // A claimed task left alone (the sweeper scans leases and deadlines).
   await admin.submitTask('work', { input: 'abandoned' });
   await admin.claimTasks('work', { worker_id: 'w9', max_tasks: 1 });
+  await instanceReads(admin);
   // The loops run a few passes (sweeper, schedule runner, webhook loop, retention).
   await new Promise((resolve) => setTimeout(resolve, 300));
 }
@@ -360,6 +361,45 @@ async function schedules(t: TestServer, admin: WeaveClient): Promise<void> {
     await side.close();
   }
   await admin.deleteSchedule('hourly');
+}
+
+/** A workflow started, its TASK claimed, then every instance read (runtime.md §6). */
+async function instanceReads(admin: WeaveClient): Promise<void> {
+  await admin.createQueue({ name: 'flows', application: 'shop', capacity: 100 });
+  await admin.workflows.publish({
+    schema_version: 1,
+    name: 'scoped',
+    steps: [
+      {
+        id: 'both',
+        kind: 'PARALLEL',
+        branches: {
+          a: [{ id: 'pay', kind: 'TASK', queue: 'flows', input: {} }],
+          b: [
+            {
+              id: 'track',
+              kind: 'POLL',
+              queue: 'flows',
+              input: {},
+              interval: 'PT5M',
+              max_rounds: 2,
+              timeout: 'PT1H',
+              classify: { path: '$.s', pending: ['W'], succeeded: ['D'] },
+            },
+          ],
+          c: [{ id: 'nap', kind: 'TIMER', duration: 'PT1H' }],
+        },
+      },
+    ],
+  });
+  const { instance } = await admin.instances.start('scoped', { input: {} });
+  await admin.claimTasks('flows', { worker_id: 'w-flows', max_tasks: 5 });
+  await admin.instances.get(instance.id);
+  await admin.instances.steps(instance.id);
+  for (const step of ['pay', 'track', 'nap', 'both']) {
+    await admin.instances.step(instance.id, step);
+  }
+  await admin.instances.history(instance.id, { after: '1', limit: 3 });
 }
 
 async function credentials(admin: WeaveClient): Promise<void> {

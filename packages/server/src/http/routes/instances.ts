@@ -1,6 +1,7 @@
 /**
- * Workflow instances (API.md "Weave"): Start (`workflows:start`, one transaction: seed 002 §1)
- * and Get (`workflows:read` plus scope over every queue of the pinned version, A3.6). A Start
+ * Workflow instances (API.md "Weave"): Start (`workflows:start`, one transaction: seed 002 §1),
+ * and the reads — Get, Steps, step detail, history — each `workflows:read` plus scope over every
+ * queue of the pinned version (A3.6), the pinned version verified first (A3.4). A Start
  * replay answers the view frozen at admission once the current rights and the pinned version
  * are checked again (A1.4, A3.5).
  */
@@ -9,11 +10,16 @@ import type { JsonValue } from '@weave/json';
 import { NAME_PATTERN, instances, workflows } from '@weave/sdk/protocol';
 import { requireScope } from '../../auth/principal.js';
 import { WeaveError, invalidArgument } from '../../errors.js';
+import { readHistory } from '../../weave/instance/history-view.js';
 import { readInstance, requireInstanceQueues } from '../../weave/instance/read-instance.js';
+import type { InstanceWithVersion } from '../../weave/instance/read-instance.js';
+import { readStepDetail } from '../../weave/instance/step-detail.js';
+import { readSteps } from '../../weave/instance/steps-view.js';
 import { startInstance } from '../../weave/instance/start-instance.js';
 import { auditChange } from '../audit-change.js';
 import { expectObject, readInteger, readString, rejectUnknown } from '../fields.js';
-import { instanceView } from '../instance-views.js';
+import { historyView, instanceView, stepDetailView, stepsView } from '../instance-views.js';
+import { queryBigInt, queryInteger } from '../query-fields.js';
 import { route } from '../route.js';
 import type { RouteContext } from '../route.js';
 
@@ -49,6 +55,13 @@ async function checkStartReplay(ctx: RouteContext, storedBody: string): Promise<
   requireInstanceQueues(ctx.principal, read);
 }
 
+/** The instance with its pinned version verified, and the caller's right to read it. */
+async function readableInstance(ctx: RouteContext): Promise<InstanceWithVersion> {
+  const read = await readInstance(ctx.tx, ctx.principal.namespaceId, ctx.params.instance ?? '');
+  requireInstanceQueues(ctx.principal, read);
+  return read;
+}
+
 export const instanceRoutes = [
   route(instances.startInstance, {
     parse: parseStart,
@@ -67,9 +80,40 @@ export const instanceRoutes = [
   }),
   route(instances.getInstance, {
     async handle(ctx) {
-      const read = await readInstance(ctx.tx, ctx.principal.namespaceId, ctx.params.instance ?? '');
-      requireInstanceQueues(ctx.principal, read);
-      return { body: { instance: instanceView(read) } };
+      return { body: { instance: instanceView(await readableInstance(ctx)) } };
+    },
+  }),
+  route(instances.listInstanceSteps, {
+    async handle(ctx) {
+      const { instance } = await readableInstance(ctx);
+      return { body: stepsView(await readSteps(ctx.tx, instance.namespaceId, instance.id)) };
+    },
+  }),
+  route(instances.getInstanceStep, {
+    async handle(ctx) {
+      const { instance } = await readableInstance(ctx);
+      const read = await readStepDetail(
+        ctx.tx,
+        instance.namespaceId,
+        instance.id,
+        ctx.params.step ?? '',
+      );
+      return { body: stepDetailView(read) };
+    },
+  }),
+  route(instances.listInstanceHistory, {
+    async handle(ctx) {
+      const after = queryBigInt(ctx.query, 'after') ?? 0n;
+      const limit =
+        queryInteger(ctx.query, 'limit', { min: 1, max: instances.MAX_HISTORY_LIMIT }) ??
+        instances.DEFAULT_HISTORY_LIMIT;
+      const { instance } = await readableInstance(ctx);
+      const read = await readHistory(
+        ctx.tx,
+        { namespaceId: instance.namespaceId, instanceId: instance.id },
+        { after, limit },
+      );
+      return { body: historyView(read) };
     },
   }),
 ];
