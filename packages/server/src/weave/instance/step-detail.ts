@@ -21,7 +21,7 @@ import type { Tx } from '../../store/with-tx.js';
 import type { Activation, PollRound, StepRow, Wait } from '../model/rows.js';
 import { toActivation, toPollRound, toStepRow, toWait } from '../model/rows.js';
 import { toState } from '../model/states.js';
-import { OWNER_ACTIVATION, OWNER_POLL_ROUND } from '../runtime/activate-work.js';
+import { OWNER_ACTIVATION, OWNER_POLL_ROUND } from '../delivery/deliver-result.js';
 
 export interface AttemptLine {
   readonly id: string;
