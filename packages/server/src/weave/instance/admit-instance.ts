@@ -10,8 +10,9 @@ import type { Principal } from '../../auth/principal.js';
 import { requireQueue, requireScope } from '../../auth/principal.js';
 import { WeaveError, invalidArgument } from '../../errors.js';
 import { resolveResultStream } from '../../orbit/streams.js';
-import { compareIds, toInt } from '../../store/values.js';
+import { compareIds, toId, toInt } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
+import type { RoundQueue } from '../runtime/activate-work.js';
 import type { OwningApplication, PinnedVersion } from './pinned-version.js';
 
 /** Business keys (seed 002 §4, A4.2): at most 191 characters, kept exactly. */
@@ -67,17 +68,24 @@ export async function lockQuotas(
     .execute();
 }
 
-/** A1.3: the version's queues, locked by ascending id; each still exists under its name. */
-export async function lockQueues(tx: Tx, namespaceId: string, pinned: PinnedVersion) {
+/**
+ * A1.3: the version's queues, locked by ascending id; each still exists under its name and
+ * application. The capacities the round admits against are the ones read under the lock.
+ */
+export async function lockQueues(
+  tx: Tx,
+  namespaceId: string,
+  pinned: PinnedVersion,
+): Promise<Map<string, RoundQueue>> {
   const queues = [...pinned.queues.values()].sort((a, b) => compareIds(a.id, b.id));
   if (queues.length === 0) {
-    return;
+    return new Map();
   }
   const rows = await tx.dialect
     .forUpdate(
       tx.db
         .selectFrom('queues')
-        .select(['id', 'name'])
+        .select(['id', 'name', 'application_id', 'capacity'])
         .where('namespace_id', '=', namespaceId)
         .where(
           'id',
@@ -87,11 +95,26 @@ export async function lockQueues(tx: Tx, namespaceId: string, pinned: PinnedVers
         .orderBy('id'),
     )
     .execute();
-  if (rows.length !== queues.length) {
-    throw new WeaveError('not_found', 'a queue of the workflow went away', {
-      details: { path: '$.workflow' },
-    });
+  const locked = new Map(
+    rows.map((r) => [
+      r.name,
+      {
+        id: toId(r.id),
+        name: r.name,
+        applicationId: toId(r.application_id),
+        capacity: toInt(r.capacity),
+      },
+    ]),
+  );
+  for (const queue of queues) {
+    const now = locked.get(queue.name);
+    if (now === undefined || now.id !== queue.id || now.applicationId !== queue.applicationId) {
+      throw new WeaveError('not_found', `queue ${queue.name} of the workflow went away`, {
+        details: { path: '$.workflow' },
+      });
+    }
   }
+  return locked;
 }
 
 export interface CheckedRequest {

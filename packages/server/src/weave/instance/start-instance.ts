@@ -60,10 +60,10 @@ export async function startInstance(tx: Tx, request: StartRequest): Promise<Star
   const owner = await owningApplication(tx, namespaceId, pinned, request.application);
   const queueApps = [...pinned.queues.values()].map((q) => q.applicationId);
   await lockQuotas(tx, namespaceId, [owner.id, ...queueApps]);
-  await lockQueues(tx, namespaceId, pinned);
+  const queues = await lockQueues(tx, namespaceId, pinned);
   const checked = await checkRequest(tx, { ...request, namespaceId }, pinned, owner);
   const bound = await admitInstance(tx, namespaceId, request.maxActiveInstances);
-  return persistFirstRound(tx, { request, pinned, owner, checked, bound });
+  return persistFirstRound(tx, { request, pinned: { ...pinned, queues }, owner, checked, bound });
 }
 
 interface Admitted {
