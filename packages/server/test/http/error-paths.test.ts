@@ -11,21 +11,7 @@ import { WeaveError, invalidArgument, notFound } from '../../src/errors.js';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
-
-interface Refusal {
-  readonly status: number;
-  readonly code: string;
-  readonly details: { readonly path?: string };
-}
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (e: unknown) {
-    return e as Refusal;
-  }
-  throw new Error('the request was accepted');
-}
+import { refusal } from '../support/refusal.js';
 
 describe('details.path is always a JSON path', () => {
   test('a bare name given by a service becomes a JSON path; a JSON path stays', () => {

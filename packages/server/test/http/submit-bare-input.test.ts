@@ -8,22 +8,7 @@ import type { WeaveClient } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
-
-interface Refusal {
-  readonly status: number;
-  readonly code: string;
-  readonly message: string;
-  readonly details: { readonly path?: string };
-}
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (e: unknown) {
-    return e as Refusal;
-  }
-  throw new Error('the submit was accepted');
-}
+import { refusal } from '../support/refusal.js';
 
 forEachDialect((dialect) => {
   describe(`submit bodies on ${dialect}`, () => {

@@ -13,6 +13,7 @@ import type { WeaveClient } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
+import { refusal } from '../support/refusal.js';
 
 const ORDER = {
   schema_version: 1,
@@ -43,24 +44,6 @@ const ORDER_TEXT =
   '"properties":{"amount":{"type":"number"}}},"steps":[{"id":"big","kind":"BRANCH","cases":' +
   '[{"when":{"gt":["$.input.amount",12345678901234567890]},"steps":[{"id":"wait","kind":' +
   '"TIMER","duration":"PT1S"}]}],"default":[]}]}';
-
-interface Refusal {
-  readonly status: number;
-  readonly code: string;
-  readonly details: {
-    readonly path?: string;
-    readonly problems?: { path: string; code: string }[];
-  };
-}
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (e: unknown) {
-    return e as Refusal;
-  }
-  throw new Error('the request was accepted');
-}
 
 forEachDialect((dialect) => {
   describe(`workflow definitions on ${dialect}`, () => {

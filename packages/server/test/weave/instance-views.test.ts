@@ -10,6 +10,7 @@ import type { WeaveClient } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
+import { refusal } from '../support/refusal.js';
 
 const task = (id: string, input: unknown = {}) => ({
   id,
@@ -65,20 +66,6 @@ const SIMPLE = {
   name: 'simple',
   steps: [task('only')],
 };
-
-interface Refusal {
-  readonly status: number;
-  readonly code: string;
-}
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (e: unknown) {
-    return e as Refusal;
-  }
-  throw new Error('the request was accepted');
-}
 
 const BIG = { kind: 'number', text: '12345678901234567890' };
 

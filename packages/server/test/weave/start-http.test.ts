@@ -10,6 +10,7 @@ import type { WeaveClient } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
+import { refusal } from '../support/refusal.js';
 
 const EMPTY = {
   schema_version: 1,
@@ -40,21 +41,6 @@ const CHARGE = {
     },
   ],
 };
-
-interface Refusal {
-  readonly status: number;
-  readonly code: string;
-  readonly details: { readonly path?: string };
-}
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (e: unknown) {
-    return e as Refusal;
-  }
-  throw new Error('the request was accepted');
-}
 
 const TABLES = [
   'weave_instances',

@@ -14,21 +14,7 @@ import { forEachDialect } from '../support/databases.js';
 import { withTx } from '../../src/store/with-tx.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
-
-interface Refusal {
-  readonly status: number;
-  readonly code: string;
-  readonly details: { readonly path?: string };
-}
-
-async function refusal(p: Promise<unknown>): Promise<Refusal> {
-  try {
-    await p;
-  } catch (e: unknown) {
-    return e as Refusal;
-  }
-  throw new Error('the request was accepted');
-}
+import { refusal } from '../support/refusal.js';
 
 const task = (id: string, queue: string, extra: Record<string, unknown> = {}) => ({
   id,
