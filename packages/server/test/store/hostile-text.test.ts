@@ -29,8 +29,8 @@
  *     hostile one is a 404 (or an empty list) and nothing else.
  *   - the store level: deferred writes (`tx.write`) carrying hostile values go out in one
  *     multi-statement packet with the read after them (coalescing-driver.ts).
- * Not yet in the API (the workflow routes come in a later issue): business keys, signal
- * correlation keys, signal payloads and instance data.
+ *   - business keys and instance input strings (Start → weave_instances.business_key, input).
+ * Not yet in the API (signals come with issue 12): signal correlation keys and payloads.
  *
  * A lone surrogate (`"\ud800"`) is not a well-formed JSON string: @weave/json refuses it, so the
  * request is a 400 `malformed_json` that writes nothing.
@@ -702,6 +702,28 @@ forEachDialect((dialect: DialectName) => {
         }
       },
     );
+
+    test('business keys and instance input strings come back byte for byte (Start, Get)', async () => {
+      await t.admin.workflows.publish({
+        schema_version: 1,
+        name: 'hostile-nap',
+        steps: [{ id: 'nap', kind: 'TIMER', duration: 'PT1H' }],
+      });
+      expectAdded('weave_definitions');
+      expectAdded('weave_definition_versions');
+      for (const h of HOSTILE.filter((x) => [...x].length <= 191)) {
+        const { instance } = await t.admin.instances.start('hostile-nap', {
+          input: { [h]: h },
+          business_key: h,
+        });
+        expectAdded('weave_instances');
+        assert.equal(instance.business_key, h);
+        const { instance: read } = await t.admin.instances.get(instance.id);
+        assert.equal(read.business_key, h);
+        assert.deepEqual(read.input, { [h]: h });
+        assert.equal(await columnHex('weave_instances', 'business_key', instance.id), hexOf(h));
+      }
+    });
 
     test('no statement other than the requests’ own ran: same schema, only the expected rows added', async () => {
       const now = await snapshot();
