@@ -8,6 +8,7 @@ import { runDev } from './dev-command.js';
 import { runMigrate } from './migrate-command.js';
 import { runServer } from './server-command.js';
 import { runWorkflows } from './workflows-command.js';
+import { runInstances } from './instances-command.js';
 import { VERSION } from '../version.js';
 
 const USAGE = `usage: weave <command> [options]
@@ -18,6 +19,7 @@ commands:
   migrate    apply database migrations (--db …) [--print]
   bootstrap  create a namespace, application, queues and a credential (--db … --namespace …)
   workflows  validate FILE | simulate FILE … (offline) | publish FILE (to a server)
+  instances  start NAME --input JSON | get ID | steps ID (on a server)
   version    print the version
 
 Run 'weave <command> --help' for the options of a command.`;
@@ -36,6 +38,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await runBootstrap(rest);
       case 'workflows':
         return await runWorkflows(rest);
+      case 'instances':
+        return await runInstances(rest);
       case 'version':
       case '--version':
         process.stdout.write(`weave ${VERSION}\n`);

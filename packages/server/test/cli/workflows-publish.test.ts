@@ -64,6 +64,36 @@ describe('weave workflows publish', () => {
     assert.match(run.stderr, /problem\(s\)/);
   });
 
+  test('weave instances start, get and steps work on the published workflow, numbers exact', async () => {
+    const started = await runWeave(
+      [
+        'instances',
+        'start',
+        'greet',
+        '--input',
+        '{"n": 12345678901234567890}',
+        '--business-key',
+        'k 1',
+      ],
+      { ...env, WEAVE_KEY: await t.keyWith('ns', ['workflows:start', 'workflows:read']) },
+    );
+    assert.equal(started.code, 0, started.stderr);
+    assert.match(started.stdout, /"status":"WAITING"/);
+    assert.match(started.stdout, /"input":\{"n":12345678901234567890\}/);
+    const id = /"id":"([0-9]+)"/.exec(started.stdout)?.[1] ?? '';
+    const reader = { ...env, WEAVE_KEY: await t.keyWith('ns', ['workflows:read']) };
+    const got = await runWeave(['instances', 'get', id], reader);
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, /"business_key":"k 1"/);
+    const steps = await runWeave(['instances', 'steps', id], reader);
+    assert.equal(steps.code, 0, steps.stderr);
+    assert.match(steps.stdout, /"id":"nap"/);
+    assert.doesNotMatch(steps.stdout, /\$root/);
+    const bad = await runWeave(['instances', 'start', 'greet', '--version', 'two'], reader);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /--version/);
+  });
+
   test('without a key it says how to give one; --help prints usage and exits 0', async () => {
     const file = join(dir, 'greet.json');
     const run = await runWeave(['workflows', 'publish', file], { ...env, WEAVE_KEY: '' });
