@@ -52,6 +52,17 @@ const ORDER = {
   output: { reserved: '$.steps.reserve.output', shipped: '$.steps.ship.output' },
 };
 
+/** A TIMER between two TASKs: the clock (here the consumer's scan of due timers) fires it. */
+const NAPPING = {
+  schema_version: 1,
+  name: 'napping',
+  steps: [
+    { id: 'before', kind: 'TASK', queue: 'q1', input: { op: 'before' } },
+    { id: 'nap', kind: 'TIMER', duration: 'PT1S' },
+    { id: 'after', kind: 'TASK', queue: 'q1', input: { op: 'after' } },
+  ],
+};
+
 const FAILING = {
   schema_version: 1,
   name: 'failing',
@@ -76,6 +87,7 @@ forEachDialect((dialect) => {
       client = t.admin;
       await client.workflows.publish(ORDER);
       await client.workflows.publish(FAILING);
+      await client.workflows.publish(NAPPING);
       const worker = startWorker({
         client,
         concurrency: 4,
@@ -140,6 +152,23 @@ forEachDialect((dialect) => {
         .where('step_id', '=', 'approve')
         .executeTakeFirstOrThrow();
       assert.equal(approve.status, 'SKIPPED');
+    });
+
+    test('[A2.5] a 1 s TIMER fires on DB time within a second of falling due, then the next TASK runs', async () => {
+      const { instance } = await client.instances.start('napping', { input: {} });
+      const done = await settled(instance.id);
+      assert.equal(done.status, 'SUCCEEDED');
+      const db = t.server.database.kysely;
+      const wait = await db
+        .selectFrom('weave_waits')
+        .select(['state', 'due_at', 'closed_at'])
+        .where('instance_id', '=', instance.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(wait.state, 'FIRED');
+      const lateness = BigInt(wait.closed_at ?? 0) - BigInt(wait.due_at);
+      assert.ok(lateness >= 0n && lateness < 1_000_000n, `fired ${lateness} µs after it fell due`);
+      const history = await client.instances.history(instance.id);
+      assert.ok(history.events.some((e) => e.type === 'timer.fired' && e.step_id === 'nap'));
     });
 
     test('[E1.1] a failed task fails the instance with the task error as its cause', async () => {

@@ -12,7 +12,7 @@ import { cancelTask } from '../../pulse/cancel-task.js';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
 import type { Activation, Instance, StepRow } from '../model/rows.js';
-import { toActivation, toInboxEvent, toInstance, toStepRow } from '../model/rows.js';
+import { toActivation, toInboxEvent, toInstance, toStepRow, toWait } from '../model/rows.js';
 import { toSnapshot, toStepWrites } from '../model/snapshot-rows.js';
 import { activateWork } from './activate-work.js';
 import type { Activated } from './activate-work.js';
@@ -57,7 +57,7 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
     return NOTHING;
   }
   const instance = toInstance(locked);
-  const [inboxRows, advances, stepRows, activationRows] = await tx.readAll(
+  const [inboxRows, advances, stepRows, activationRows, timerRows] = await tx.readAll(
     tx.db
       .selectFrom('weave_inbox')
       .selectAll()
@@ -82,8 +82,16 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
       .where('namespace_id', '=', namespaceId)
       .where('instance_id', '=', instanceId)
       .where('status', 'in', ['ACTIVE', 'WAITING', 'NEEDS_REVIEW']),
+    tx.db
+      .selectFrom('weave_waits')
+      .selectAll()
+      .where('namespace_id', '=', namespaceId)
+      .where('instance_id', '=', instanceId)
+      .where('purpose', '=', 'TIMER')
+      .where('state', '=', 'WAITING')
+      .where('due_at', '<=', tx.now),
   );
-  if (inboxRows.length === 0 && advances.length === 0) {
+  if (inboxRows.length === 0 && advances.length === 0 && timerRows.length === 0) {
     return NOTHING;
   }
   const program = await programOf(tx, instance);
@@ -96,6 +104,7 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
     rows: inboxRows.map(toInboxEvent),
     steps,
     activations: activationRows.map(toActivation),
+    dueTimers: timerRows.map(toWait),
   });
   if (advances.length > 0) {
     await tx.write(
@@ -106,8 +115,16 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
     );
   }
   const revision = instance.revision + 1n;
-  const entries: HistoryEntry[] = rowHistory(inboxRows.map(toInboxEvent), settlements, revision);
+  const entries: HistoryEntry[] = [
+    ...rowHistory(inboxRows.map(toInboxEvent), settlements, revision),
+    ...settlements.firedWaits.map((w) => ({
+      type: 'timer.fired',
+      revision,
+      ...(w.stepId === null ? {} : { stepId: w.stepId }),
+    })),
+  ];
   if (terminal) {
+    await persistRound(tx, { ref, writes: [], settlements, failed: [] });
     await ackRows(tx, ref, settlements);
     await finishInstance(tx, instance, {
       revision,

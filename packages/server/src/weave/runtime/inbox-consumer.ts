@@ -1,8 +1,9 @@
 /**
  * The inbox consumer loop of a node (runtime.md §3.5): it runs at once after a result commits
  * on this node (the result transaction notifies `INBOX_WAKE_UP` after commit), and every
- * `intervalMs` anyway for what other nodes committed or a crashed node left. Each pass reads a
- * page of instances with pending inbox rows or a pending advance (a non-locking discovery read
+ * `intervalMs` anyway for what other nodes committed or a crashed node left, and for TIMERs that
+ * fell due (DB time: a due timer is acted on within one interval). Each pass reads a page of
+ * instances with pending inbox rows, a pending advance or a due TIMER (a non-locking discovery read
  * across namespaces, runtime.md §7) and consumes each in its own transaction; an instance another
  * node holds is skipped (SKIP LOCKED) and comes back in a later pass.
  */
@@ -32,7 +33,7 @@ export interface InboxConsumer {
 
 async function discover(database: Database): Promise<InstanceRef[]> {
   const rows = await withTx(database, async (tx) => {
-    const [inbox, advances] = await tx.readAll(
+    const [inbox, advances, timers] = await tx.readAll(
       tx.db
         .selectFrom('weave_inbox')
         .select(['namespace_id', 'instance_id'])
@@ -47,8 +48,16 @@ async function discover(database: Database): Promise<InstanceRef[]> {
         .where('available_at', '<=', tx.now)
         .orderBy('id')
         .limit(PAGE),
+      tx.db
+        .selectFrom('weave_waits')
+        .select(['namespace_id', 'instance_id'])
+        .where('state', '=', 'WAITING')
+        .where('purpose', '=', 'TIMER')
+        .where('due_at', '<=', tx.now)
+        .orderBy('due_at')
+        .limit(PAGE),
     );
-    return [...inbox, ...advances];
+    return [...inbox, ...advances, ...timers];
   });
   const seen = new Map<string, InstanceRef>();
   for (const r of rows) {

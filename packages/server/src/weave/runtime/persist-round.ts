@@ -58,6 +58,15 @@ export async function persistRound(
     );
   }
   await persistRounds(tx, round.ref, round.settlements);
+  for (const fired of round.settlements.firedWaits) {
+    await tx.write(
+      tx.db
+        .updateTable('weave_waits')
+        .set({ state: 'FIRED', closed_at: tx.now })
+        .where('namespace_id', '=', ns)
+        .where('id', '=', fired.id),
+    );
+  }
 }
 
 async function persistRounds(

@@ -9,7 +9,7 @@ import type { JsonValue } from '@weave/json';
 import { EngineError } from '@weave/engine';
 import type { Program, StepState } from '@weave/engine';
 import type { Micros } from '../../store/values.js';
-import type { Activation, InboxEvent, StepRow } from '../model/rows.js';
+import type { Activation, InboxEvent, StepRow, Wait } from '../model/rows.js';
 
 export type RowOutcome =
   | { readonly kind: 'APPLIED' }
@@ -33,6 +33,8 @@ export interface Settlements {
     readonly dueAt: Micros;
   }[];
   readonly roundsDone: readonly { readonly id: string; readonly classification: string }[];
+  /** Due TIMER waits: fired (their step settled, or no longer current). */
+  readonly firedWaits: readonly { readonly id: string; readonly stepId: string | null }[];
 }
 
 interface Frozen {
@@ -92,6 +94,8 @@ export interface SettleInput {
   readonly rows: readonly InboxEvent[];
   readonly steps: readonly StepRow[];
   readonly activations: readonly Activation[];
+  /** TIMER waits of the instance that are due (DB time). */
+  readonly dueTimers?: readonly Wait[];
 }
 
 export function settleResults(input: SettleInput): Settlements {
@@ -104,6 +108,7 @@ export function settleResults(input: SettleInput): Settlements {
     activations: [] as { id: string; status: string; lastTaskRevision: bigint }[],
     nextRounds: [] as { activationId: string; number: number; dueAt: Micros }[],
     roundsDone: [] as { id: string; classification: string }[],
+    firedWaits: [] as { id: string; stepId: string | null }[],
   };
   const settledActivations = new Set<string>();
   for (const row of input.rows) {
@@ -123,7 +128,41 @@ export function settleResults(input: SettleInput): Settlements {
     settleOne(input, out, { row, frozen, activation, step });
     out.outcomes.set(row.id, { kind: 'APPLIED' });
   }
+  fireTimers(input, out, { stepsById, activations, settled: settledActivations });
   return out;
+}
+
+/** A due TIMER settles its step SUCCEEDED with output null (engine.md), once, if still current. */
+function fireTimers(
+  input: SettleInput,
+  out: Out & { firedWaits: { id: string; stepId: string | null }[] },
+  at: {
+    stepsById: ReadonlyMap<string, StepRow>;
+    activations: ReadonlyMap<string, Activation>;
+    settled: Set<string>;
+  },
+): void {
+  for (const wait of input.dueTimers ?? []) {
+    const activation = at.activations.get(wait.activationId);
+    const step = at.stepsById.get(wait.stepRowId);
+    const current =
+      !input.terminal &&
+      activation !== undefined &&
+      step !== undefined &&
+      step.currentActivationId === activation.id &&
+      step.status === 'WAITING' &&
+      !at.settled.has(activation.id);
+    out.firedWaits.push({ id: wait.id, stepId: current ? (step?.stepId ?? null) : null });
+    if (current && step !== undefined && activation !== undefined) {
+      at.settled.add(activation.id);
+      out.states.set(step.stepId, { kind: 'TIMER', status: 'SUCCEEDED', output: null });
+      out.activations.push({
+        id: activation.id,
+        status: 'SUCCEEDED',
+        lastTaskRevision: activation.lastTaskRevision,
+      });
+    }
+  }
 }
 
 /** E1.7: a result of an old activation, an old round or an older revision is never applied. */
