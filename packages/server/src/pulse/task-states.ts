@@ -3,6 +3,7 @@
  * retry is `PENDING` with `available_at` in the future, so the claim query reads one status on
  * one index range (docs/design/pulse.md "Claim query"); views derive `RETRY_WAIT` from it.
  */
+import { instances } from '@weave/sdk/protocol';
 import type { TaskStatus } from '@weave/sdk/protocol';
 
 // The states as the API shows them are part of the wire contract.
@@ -30,15 +31,7 @@ export function isTerminal(status: StoredTaskStatus): boolean {
  * CLAIMED/RUNNING hold a live permit; the others are settled. VOID: lease ended before start
  * (no effect). EXPIRED: lease ended after start (effect uncertain).
  */
-export const ATTEMPT_STATUSES = [
-  'CLAIMED',
-  'RUNNING',
-  'SUCCEEDED',
-  'FAILED',
-  'NEEDS_REVIEW',
-  'CANCELLED',
-  'VOID',
-  'EXPIRED',
-] as const;
+// Attempt states are on the wire too (the step detail view): @weave/sdk/protocol holds them.
+export const ATTEMPT_STATUSES = instances.ATTEMPT_STATUSES;
 
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];

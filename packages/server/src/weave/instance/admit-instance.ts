@@ -12,6 +12,7 @@ import { WeaveError, invalidArgument } from '../../errors.js';
 import { resolveResultStream } from '../../orbit/streams.js';
 import { compareIds, toId, toInt } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
+import { ACTIVE_INSTANCE_STATUSES } from '../model/states.js';
 import type { RoundQueue } from '../runtime/activate-work.js';
 import type { OwningApplication, PinnedVersion } from './pinned-version.js';
 
@@ -19,8 +20,6 @@ import type { OwningApplication, PinnedVersion } from './pinned-version.js';
 export const MAX_BUSINESS_KEY_CHARACTERS = 191;
 /** Active instances per namespace when the server sets no lower limit (seed 002 §4, A4.3). */
 export const DEFAULT_MAX_ACTIVE_INSTANCES = 10_000;
-/** Active states of an instance: they count against the limit (DESIGN.md §5). */
-export const ACTIVE_INSTANCE_STATES = ['RUNNING', 'WAITING', 'CANCELLING', 'NEEDS_REVIEW'];
 
 /** A1.1: the credential is read under a shared lock, not from the 1 s cache of the request. */
 export async function lockCredential(tx: Tx, principal: Principal): Promise<void> {
@@ -210,7 +209,7 @@ async function countActive(tx: Tx, namespaceId: string, cap: number): Promise<nu
         .selectFrom('weave_instances')
         .select('id')
         .where('namespace_id', '=', namespaceId)
-        .where('status', 'in', ACTIVE_INSTANCE_STATES)
+        .where('status', 'in', ACTIVE_INSTANCE_STATUSES)
         .limit(cap)
         .as('a'),
     )

@@ -11,6 +11,7 @@ import type { Micros } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { InstanceStatusResult } from '../model/instance-status.js';
 import type { NewStepRow } from '../model/snapshot-rows.js';
+import { insertPendingAdvance } from '../runtime/pending-advance.js';
 import type { CheckedRequest } from './admit-instance.js';
 import type { OwningApplication, PinnedVersion } from './pinned-version.js';
 
@@ -50,7 +51,7 @@ export async function insertFirstRows(tx: Tx, first: FirstRows): Promise<Inserte
   );
   const steps = await insertSteps(tx, first, instanceId);
   if (first.more) {
-    await insertPendingAdvance(tx, first, instanceId, steps);
+    await insertStartAdvance(tx, first, instanceId, steps);
   }
   return { instanceId, steps };
 }
@@ -124,7 +125,7 @@ async function insertSteps(
   return new Map(rows.map((r) => [r.step_id, { id: toId(r.id), activationCount: 0 }]));
 }
 
-async function insertPendingAdvance(
+async function insertStartAdvance(
   tx: Tx,
   first: FirstRows,
   instanceId: string,
@@ -135,21 +136,11 @@ async function insertPendingAdvance(
   if (root === undefined || rootRow === undefined) {
     throw new Error('the Start has no $root row');
   }
-  await tx.write(
-    tx.db.insertInto('weave_pending_advances').values({
-      namespace_id: first.namespaceId,
-      instance_id: instanceId,
-      root_step_row_id: rootRow.id,
-      root_step_revision: root.revision,
-      checkpoint: stringify({
-        schema_version: 1,
-        root_step_id: ROOT_STEP_ID,
-        root_step_revision: root.revision.toString(),
-        instance_revision: '2',
-      }),
-      state: 'PENDING',
-      available_at: tx.now,
-      created_at: tx.now,
-    }),
-  );
+  await insertPendingAdvance(tx, {
+    namespaceId: first.namespaceId,
+    instanceId,
+    rootRowId: rootRow.id,
+    rootRevision: root.revision,
+    instanceRevision: 2n,
+  });
 }

@@ -4,6 +4,10 @@
  * `SnapshotStepKind`); these are the ones storage adds around them.
  */
 
+import { instances } from '@weave/sdk/protocol';
+
+const { ACTIVATION_STATUSES, POLL_ROUND_STATES, WAIT_PURPOSES, WAIT_STATES } = instances;
+
 /** RUNNING, WAITING, CANCELLING, NEEDS_REVIEW count against the active-instance limit (A4.3). */
 export const ACTIVE_INSTANCE_STATUSES = [
   'RUNNING',
@@ -32,25 +36,16 @@ export type InstanceEnding = (typeof INSTANCE_ENDINGS)[number];
 export const GATE_STATES = ['OPEN', 'HELD', 'CLOSING', 'CLOSED'] as const;
 export type GateState = (typeof GATE_STATES)[number];
 
-/** SUPERSEDED: an older activation replaced by operator recovery (issue 12). */
-export const ACTIVATION_STATUSES = [
-  'ACTIVE',
-  'WAITING',
-  'SUCCEEDED',
-  'FAILED',
-  'CANCELLED',
-  'NEEDS_REVIEW',
-  'SUPERSEDED',
-] as const;
+// The activation, wait and poll-round states are part of the wire contract (the step detail
+// view shows them): @weave/sdk/protocol holds them. SUPERSEDED: an older activation replaced by
+// operator recovery (issue 12).
+export { ACTIVATION_STATUSES, POLL_ROUND_STATES, WAIT_PURPOSES, WAIT_STATES };
 export type ActivationStatus = (typeof ACTIVATION_STATUSES)[number];
 
-export const WAIT_PURPOSES = ['TIMER', 'SIGNAL', 'POLL_SIGNAL', 'POLL_DEADLINE'] as const;
 export type WaitPurpose = (typeof WAIT_PURPOSES)[number];
 
-export const WAIT_STATES = ['WAITING', 'FIRED', 'EXPIRED', 'MATCHED', 'CANCELLED'] as const;
 export type WaitState = (typeof WAIT_STATES)[number];
 
-export const POLL_ROUND_STATES = ['SCHEDULED', 'RUNNING', 'DONE', 'CANCELLED'] as const;
 export type PollRoundState = (typeof POLL_ROUND_STATES)[number];
 
 export const INBOX_EVENT_TYPES = [

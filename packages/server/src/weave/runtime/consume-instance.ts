@@ -11,6 +11,7 @@ import type { ActivateDecision, CancelDecision, Snapshot, StepState } from '@wea
 import { cancelTask } from '../../pulse/cancel-task.js';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
+import { TERMINAL_INSTANCE_STATUSES } from '../model/states.js';
 import type { Activation, Instance, StepRow } from '../model/rows.js';
 import { toActivation, toInboxEvent, toInstance, toStepRow, toWait } from '../model/rows.js';
 import { toSnapshot, toStepWrites } from '../model/snapshot-rows.js';
@@ -20,6 +21,7 @@ import { writeHistory } from './history.js';
 import type { HistoryEntry } from './history.js';
 import { appendInstanceOutcome } from './instance-outcome.js';
 import { causeOf, roundHistory } from './round-history.js';
+import { insertPendingAdvance } from './pending-advance.js';
 import { persistRound } from './persist-round.js';
 import { settleResults } from './settle-results.js';
 import type { Settlements } from './settle-results.js';
@@ -96,7 +98,7 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
   }
   const program = await programOf(tx, instance);
   const steps = stepRows.map(toStepRow).sort((a, b) => a.position - b.position);
-  const terminal = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'TIMED_OUT'].includes(instance.status);
+  const terminal = (TERMINAL_INSTANCE_STATUSES as readonly string[]).includes(instance.status);
   const settlements = settleResults({
     program: program.program,
     terminal,
@@ -262,7 +264,7 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
     decisions.filter((d): d is CancelDecision => d.kind === 'CANCEL'),
   );
   if (more) {
-    await insertAdvance(tx, round, after);
+    await insertAdvance(tx, round);
   }
   await ackRows(tx, ref, round.settlements);
   const leaves = [...round.settlements.errors].map(([stepId, e]) => ({ ...e, stepId }));
@@ -303,28 +305,19 @@ async function cancelLeaves(
   }
 }
 
-async function insertAdvance(tx: Tx, round: Round, after: Snapshot): Promise<void> {
+async function insertAdvance(tx: Tx, round: Round): Promise<void> {
   const root = round.steps.find((s) => s.stepId === ROOT_STEP_ID);
-  if (root === undefined || !after.steps.has(ROOT_STEP_ID)) {
+  if (root === undefined) {
     throw new Error('the instance has no $root row');
   }
-  const rootRevision = root.revision + 1n;
-  await tx.write(
-    tx.db.insertInto('weave_pending_advances').values({
-      namespace_id: round.instance.namespaceId,
-      instance_id: round.instance.id,
-      root_step_row_id: root.id,
-      root_step_revision: rootRevision,
-      checkpoint: JSONCheckpoint(root.id, rootRevision, round.revision),
-      state: 'PENDING',
-      available_at: tx.now,
-      created_at: tx.now,
-    }),
-  );
-}
-
-function JSONCheckpoint(rootId: string, rootRevision: bigint, instanceRevision: bigint): string {
-  return `{"schema_version":1,"root_step_id":"${ROOT_STEP_ID}","root_step_row_id":"${rootId}","root_step_revision":"${rootRevision}","instance_revision":"${instanceRevision}"}`;
+  // Every applied round bumps `$root`'s revision (toStepWrites): the checkpoint names the new one.
+  await insertPendingAdvance(tx, {
+    namespaceId: round.instance.namespaceId,
+    instanceId: round.instance.id,
+    rootRowId: root.id,
+    rootRevision: root.revision + 1n,
+    instanceRevision: round.revision,
+  });
 }
 
 async function ackRows(

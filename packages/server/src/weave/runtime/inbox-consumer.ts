@@ -33,21 +33,18 @@ export interface InboxConsumer {
 
 async function discover(database: Database): Promise<InstanceRef[]> {
   const rows = await withTx(database, async (tx) => {
+    // Inbox rows and pending advances have the same scan shape (runtime.md §1.9).
+    const pending = (table: 'weave_inbox' | 'weave_pending_advances') =>
+      tx.db
+        .selectFrom(table)
+        .select(['namespace_id', 'instance_id'])
+        .where('state', '=', 'PENDING')
+        .where('available_at', '<=', tx.now)
+        .orderBy('id')
+        .limit(PAGE);
     const [inbox, advances, timers] = await tx.readAll(
-      tx.db
-        .selectFrom('weave_inbox')
-        .select(['namespace_id', 'instance_id'])
-        .where('state', '=', 'PENDING')
-        .where('available_at', '<=', tx.now)
-        .orderBy('id')
-        .limit(PAGE),
-      tx.db
-        .selectFrom('weave_pending_advances')
-        .select(['namespace_id', 'instance_id'])
-        .where('state', '=', 'PENDING')
-        .where('available_at', '<=', tx.now)
-        .orderBy('id')
-        .limit(PAGE),
+      pending('weave_inbox'),
+      pending('weave_pending_advances'),
       tx.db
         .selectFrom('weave_waits')
         .select(['namespace_id', 'instance_id'])
