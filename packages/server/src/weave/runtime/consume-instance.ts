@@ -1,33 +1,51 @@
 /**
  * The consumer transaction of one instance (runtime.md §3.2, seed 000 §2): lock the instance
  * (the per-instance mutex; SKIP LOCKED: another node has it), take its pending inbox rows and
- * its pending advance, settle the leaves the results decide, plan one round (≤ 32 changes),
- * persist the decisions, ack the rows — all in the caller's one transaction (E4.2). A rollback
- * leaves every row pending, and the same persisted state plans the same round again (E4.3).
+ * its pending advance and what its clock has made due (waits, POLL rounds, the instance
+ * deadline: runtime.md §4.2, DB time), settle the leaves these decide, plan one round (≤ 32
+ * changes), persist the decisions, ack the rows — all in the caller's one transaction (E4.2). A
+ * rollback leaves every row pending, and the same persisted state plans the same round again
+ * (E4.3).
  */
-import { parse, stringify } from '@weave/json';
+import { parse } from '@weave/json';
 import { ROOT_STEP_ID, applyDecisions, compile } from '@weave/engine';
-import type { ActivateDecision, CancelDecision, Snapshot, StepState } from '@weave/engine';
-import { cancelTask } from '../../pulse/cancel-task.js';
+import type { ActivateDecision, Snapshot, StepState } from '@weave/engine';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
 import { TERMINAL_INSTANCE_STATUSES } from '../model/states.js';
-import type { Activation, Instance, StepRow } from '../model/rows.js';
-import { toActivation, toInboxEvent, toInstance, toStepRow, toWait } from '../model/rows.js';
+import type { InstanceEnding } from '../model/states.js';
+import type { Activation, Instance, PollRound, StepRow } from '../model/rows.js';
+import {
+  toActivation,
+  toInboxEvent,
+  toInstance,
+  toPollRound,
+  toStepRow,
+  toWait,
+} from '../model/rows.js';
 import { toSnapshot, toStepWrites } from '../model/snapshot-rows.js';
 import { activateWork } from './activate-work.js';
-import type { Activated } from './activate-work.js';
-import { writeHistory } from './history.js';
+import { cancelRounds, executeLeafCancels, planLeafCancels } from './cancel-leaves.js';
+import type { LeafCancels } from './cancel-leaves.js';
+import { ackRows, finishInstance } from './finish-round.js';
 import type { HistoryEntry } from './history.js';
-import { appendInstanceOutcome } from './instance-outcome.js';
 import { causeOf, roundHistory } from './round-history.js';
 import { insertPendingAdvance } from './pending-advance.js';
 import { persistRound } from './persist-round.js';
+import { dueRoundActions, startPollRounds } from './poll-rounds.js';
 import { settleResults } from './settle-results.js';
 import type { Settlements } from './settle-results.js';
 import { readVersionQueues } from './version-queues.js';
 
 const ROUND_LIMIT = 32;
+
+/** The history entry of a due wait that settled its step (runtime.md §4.5). */
+const WAIT_HISTORY = {
+  TIMER: 'timer.fired',
+  SIGNAL: 'wait.expired',
+  POLL_SIGNAL: 'poll.deadline',
+  POLL_DEADLINE: 'poll.deadline',
+} as const;
 const MAX_ROWS = 256;
 
 export interface InstanceRef {
@@ -59,13 +77,14 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
     return NOTHING;
   }
   const instance = toInstance(locked);
-  const [inboxRows, advances, stepRows, activationRows, timerRows] = await tx.readAll(
+  const [inboxRows, advances, stepRows, activationRows, waitRows, roundRows] = await tx.readAll(
     tx.db
       .selectFrom('weave_inbox')
       .selectAll()
       .where('namespace_id', '=', namespaceId)
       .where('instance_id', '=', instanceId)
       .where('state', '=', 'PENDING')
+      .where('available_at', '<=', tx.now)
       .orderBy('id')
       .limit(MAX_ROWS),
     tx.db
@@ -89,24 +108,47 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
       .selectAll()
       .where('namespace_id', '=', namespaceId)
       .where('instance_id', '=', instanceId)
-      .where('purpose', '=', 'TIMER')
       .where('state', '=', 'WAITING')
       .where('due_at', '<=', tx.now),
+    tx.db
+      .selectFrom('weave_poll_rounds')
+      .selectAll()
+      .where('namespace_id', '=', namespaceId)
+      .where('instance_id', '=', instanceId)
+      .where('state', 'in', ['SCHEDULED', 'RUNNING']),
   );
-  if (inboxRows.length === 0 && advances.length === 0 && timerRows.length === 0) {
+  const terminal = (TERMINAL_INSTANCE_STATUSES as readonly string[]).includes(instance.status);
+  const openRounds = roundRows.map(toPollRound);
+  const clock = {
+    deadline: !terminal && instance.ending === null && instance.deadlineAt <= tx.now,
+    waits: waitRows.map(toWait),
+    rounds: openRounds.filter((r) => r.state === 'SCHEDULED' && r.dueAt <= tx.now),
+  };
+  if (
+    inboxRows.length === 0 &&
+    advances.length === 0 &&
+    clock.waits.length === 0 &&
+    clock.rounds.length === 0 &&
+    !clock.deadline
+  ) {
     return NOTHING;
   }
   const program = await programOf(tx, instance);
+  if (program.disabled && inboxRows.length === 0 && advances.length === 0 && !clock.deadline) {
+    // A5.2: a disabled application's waits and rounds wait for it; its deadline does not.
+    return NOTHING;
+  }
   const steps = stepRows.map(toStepRow).sort((a, b) => a.position - b.position);
-  const terminal = (TERMINAL_INSTANCE_STATUSES as readonly string[]).includes(instance.status);
+  const activations = activationRows.map(toActivation);
   const settlements = settleResults({
     program: program.program,
     terminal,
     now: tx.now,
     rows: inboxRows.map(toInboxEvent),
     steps,
-    activations: activationRows.map(toActivation),
-    dueTimers: timerRows.map(toWait),
+    activations,
+    dueWaits: program.disabled ? [] : clock.waits,
+    openRounds,
   });
   if (advances.length > 0) {
     await tx.write(
@@ -119,15 +161,13 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
   const revision = instance.revision + 1n;
   const entries: HistoryEntry[] = [
     ...rowHistory(inboxRows.map(toInboxEvent), settlements, revision),
-    ...settlements.firedWaits.map((w) => ({
-      type: 'timer.fired',
-      revision,
-      ...(w.stepId === null ? {} : { stepId: w.stepId }),
-    })),
+    ...settlements.closedWaits.flatMap((w) =>
+      w.stepId === null ? [] : [{ type: WAIT_HISTORY[w.purpose], revision, stepId: w.stepId }],
+    ),
   ];
   if (terminal) {
     await persistRound(tx, { ref, writes: [], settlements, failed: [] });
-    await ackRows(tx, ref, settlements);
+    await ackRows(tx, namespaceId, settlements);
     await finishInstance(tx, instance, {
       revision,
       entries,
@@ -140,7 +180,10 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
     instance,
     program,
     steps,
-    activations: activationRows.map(toActivation),
+    activations,
+    openRounds,
+    dueRounds: clock.rounds,
+    deadline: clock.deadline,
     settlements,
     revision,
     entries,
@@ -155,7 +198,10 @@ async function programOf(tx: Tx, instance: Instance) {
     .innerJoin('weave_definitions as d', (j) =>
       j.onRef('d.id', '=', 'v.definition_id').on('d.namespace_id', '=', ns),
     )
-    .select(['v.source', 'v.digest', 'v.queues', 'd.name'])
+    .innerJoin('applications as a', (j) =>
+      j.on('a.id', '=', instance.applicationId).on('a.namespace_id', '=', ns),
+    )
+    .select(['v.source', 'v.digest', 'v.queues', 'd.name', 'a.disabled'])
     .where('v.namespace_id', '=', ns)
     .where('v.id', '=', instance.versionId)
     .executeTakeFirstOrThrow();
@@ -169,7 +215,12 @@ async function programOf(tx: Tx, instance: Instance) {
     instance.namespaceId,
     Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [],
   );
-  return { program: compiled.program, queues, workflow: version.name };
+  return {
+    program: compiled.program,
+    queues,
+    workflow: version.name,
+    disabled: Number(version.disabled) !== 0,
+  };
 }
 
 function rowHistory(
@@ -208,6 +259,11 @@ interface Round {
   readonly program: Awaited<ReturnType<typeof programOf>>;
   readonly steps: readonly StepRow[];
   readonly activations: readonly Activation[];
+  readonly openRounds: readonly PollRound[];
+  /** SCHEDULED rounds whose time has come. */
+  readonly dueRounds: readonly PollRound[];
+  /** The instance deadline passed in this round (`ending` becomes TIMED_OUT). */
+  readonly deadline: boolean;
   readonly settlements: Settlements;
   readonly revision: bigint;
   readonly entries: HistoryEntry[];
@@ -215,11 +271,11 @@ interface Round {
 }
 
 /** Settled leaves on top of the rows: the snapshot the round plans from. */
-function settledSnapshot(round: Round): Snapshot {
+function settledSnapshot(round: Round, ending: InstanceEnding | null): Snapshot {
   const { instance } = round;
   const base = toSnapshot({
     input: parse(instance.input),
-    allowNew: instance.ending === null && !instance.paused,
+    allowNew: ending === null && !instance.paused && !round.program.disabled,
     rows: round.steps,
   });
   const steps = new Map<string, StepState>(base.steps);
@@ -229,23 +285,115 @@ function settledSnapshot(round: Round): Snapshot {
   return { ...base, steps };
 }
 
+const LEAVES: ReadonlySet<string> = new Set(['TASK', 'POLL', 'SIGNAL', 'TIMER']);
+
+/** Every leaf still in flight after the round (the instance deadline cancels them all). */
+function inFlightLeaves(after: Snapshot): string[] {
+  return [...after.steps]
+    .filter(([, s]) => LEAVES.has(s.kind) && (s.status === 'ACTIVE' || s.status === 'WAITING'))
+    .map(([id]) => id);
+}
+
+/** `after` with the cancels applied: settled leaves CANCELLED, the others cancel-requested. */
+function withCancels(after: Snapshot, ids: readonly string[], cancels: LeafCancels): Snapshot {
+  const steps = new Map(after.steps);
+  const now = new Set(cancels.cancelledSteps);
+  for (const id of ids) {
+    const state = steps.get(id);
+    if (state !== undefined) {
+      steps.set(
+        id,
+        now.has(id)
+          ? { kind: state.kind, status: 'CANCELLED' }
+          : { ...state, cancelRequested: true },
+      );
+    }
+  }
+  return { ...after, steps };
+}
+
+/** TIMED_OUT: `$root` and the composites still open end CANCELLED (runtime.md §4.2). */
+function closeComposites(after: Snapshot): Snapshot {
+  const steps = new Map(after.steps);
+  for (const [id, state] of steps) {
+    if (!LEAVES.has(state.kind) && state.status === 'ACTIVE') {
+      steps.set(id, { kind: state.kind, status: 'CANCELLED' });
+    }
+  }
+  return { ...after, steps };
+}
+
+const DEADLINE_EXCEEDED = {
+  code: 'deadline_exceeded',
+  message: 'the instance deadline passed before it finished',
+  stepId: null,
+};
+
 async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
-  const { instance, program } = round;
-  const snapshot = settledSnapshot(round);
+  const { instance, program, settlements } = round;
+  const ns = instance.namespaceId;
+  const ending: InstanceEnding | null = instance.ending ?? (round.deadline ? 'TIMED_OUT' : null);
+  const snapshot = settledSnapshot(round, ending);
   const { decisions, more } = program.program.plan(snapshot, ROUND_LIMIT);
-  const after = applyDecisions(snapshot, decisions);
-  const status = toInstanceStatus({
-    steps: after.steps,
-    ending: instance.ending,
-    pendingAdvance: more,
+  const planned = applyDecisions(snapshot, decisions);
+  // The failing scope's CANCELs (§4.3), and at the deadline every leaf in flight (§4.2).
+  const cancelIds = [
+    ...new Set([
+      ...decisions.flatMap((d) => (d.kind === 'CANCEL' ? [d.stepId] : [])),
+      ...(round.deadline ? inFlightLeaves(planned) : []),
+    ]),
+  ];
+  const cancels = planLeafCancels(cancelIds, {
+    steps: round.steps,
+    activations: round.activations,
+    openRounds: round.openRounds,
+    settled: settlements.settled,
+    doneRounds: new Set(settlements.roundsDone.map((r) => r.id)),
   });
-  const ref = { namespaceId: instance.namespaceId, instanceId: instance.id };
+  // A POLL cancelled now schedules no next round.
+  const cancelled = new Set(cancels.cancelledActivations);
+  const settled: Settlements = {
+    ...settlements,
+    nextRounds: settlements.nextRounds.filter((r) => !cancelled.has(r.activationId)),
+  };
+  let after = withCancels(planned, cancelIds, cancels);
+  // A leaf cancelled now must let the planner fail its scope: one more round (a durable row).
+  const followUp = more || (ending === null && cancels.cancelledSteps.length > 0);
+  const status = toInstanceStatus({ steps: after.steps, ending, pendingAdvance: followUp });
+  if (status.terminal && status.status === 'TIMED_OUT') {
+    after = closeComposites(after);
+  }
+  const ref = { namespaceId: ns, instanceId: instance.id };
+  const settledPolls = round.activations
+    .filter((a) => a.kind === 'POLL' && settlements.settled.has(a.id))
+    .map((a) => a.id);
   await persistRound(tx, {
     ref,
     writes: toStepWrites(round.steps, after),
-    settlements: round.settlements,
+    settlements: settled,
     failed: decisions.flatMap((d) => (d.kind === 'FAIL' ? [d] : [])),
+    closeWaitsOf: settledPolls,
   });
+  await executeLeafCancels(tx, ns, cancels);
+  const dueRounds = dueRoundActions({
+    dueRounds: round.dueRounds,
+    steps: round.steps,
+    activations: round.activations,
+    settled: new Set([...settlements.settled, ...cancels.cancelledActivations]),
+    allowNew: snapshot.allowNew,
+  });
+  await cancelRounds(tx, ns, dueRounds.cancel);
+  const polls = await startPollRounds(
+    tx,
+    {
+      namespaceId: ns,
+      deadlineAt: instance.deadlineAt,
+      program: program.program,
+      queues: program.queues,
+      revision: round.revision,
+    },
+    dueRounds.start,
+  );
   const activated = await activateWork(
     tx,
     {
@@ -258,51 +406,53 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
     },
     decisions.filter((d): d is ActivateDecision => d.kind === 'ACTIVATE'),
   );
-  await cancelLeaves(
-    tx,
-    round,
-    decisions.filter((d): d is CancelDecision => d.kind === 'CANCEL'),
-  );
-  if (more) {
+  if (followUp) {
     await insertAdvance(tx, round);
   }
-  await ackRows(tx, ref, round.settlements);
-  const leaves = [...round.settlements.errors].map(([stepId, e]) => ({ ...e, stepId }));
-  const failure = status.status === 'FAILED' ? causeOf(decisions, leaves) : undefined;
+  await ackRows(tx, ns, settlements);
+  // The cause: a leaf this round failed, else one an earlier round failed (its row keeps it).
+  const leaves = [
+    ...[...settlements.errors].map(([stepId, e]) => ({ ...e, stepId })),
+    ...round.steps.flatMap((s) =>
+      LEAVES.has(s.kind) && s.status === 'FAILED' && s.errorCode !== null
+        ? [{ code: s.errorCode, message: s.errorMessage ?? '', stepId: s.stepId }]
+        : [],
+    ),
+  ];
+  const failure =
+    status.status === 'FAILED'
+      ? causeOf(decisions, leaves)
+      : status.status === 'TIMED_OUT'
+        ? DEADLINE_EXCEEDED
+        : undefined;
   await finishInstance(tx, instance, {
     revision: round.revision,
-    entries: [...round.entries, ...roundHistory(decisions, status, round.revision)],
+    entries: [
+      ...round.entries,
+      ...(round.deadline ? [{ type: 'instance.deadline', revision: round.revision }] : []),
+      ...polls.entries,
+      ...roundHistory(decisions, status, round.revision),
+      ...cancels.cancelledSteps.map((stepId) => ({
+        type: 'step.cancelled',
+        revision: round.revision,
+        stepId,
+      })),
+    ],
     activated,
     status,
     failure,
     workflow: program.workflow,
+    ...(round.deadline ? { ending: 'TIMED_OUT' as const } : {}),
   });
-  const queueIds = decisions.flatMap((d) =>
-    d.kind === 'ACTIVATE' && (d.node === 'TASK' || d.node === 'POLL')
-      ? [program.queues.get(d.queue)?.id ?? '']
-      : [],
-  );
+  const queueIds = [
+    ...polls.queueIds,
+    ...decisions.flatMap((d) =>
+      d.kind === 'ACTIVATE' && (d.node === 'TASK' || d.node === 'POLL')
+        ? [program.queues.get(d.queue)?.id ?? '']
+        : [],
+    ),
+  ];
   return { rows: round.rows, advanced: true, queueIds };
-}
-
-/** CANCEL: a leaf's Pulse task is cancelled (pending at once, running at its next heartbeat). */
-async function cancelLeaves(
-  tx: Tx,
-  round: Round,
-  cancels: readonly CancelDecision[],
-): Promise<void> {
-  const byStep = new Map(round.steps.map((s) => [s.stepId, s]));
-  for (const cancel of cancels) {
-    const step = byStep.get(cancel.stepId);
-    const activation = round.activations.find((a) => a.id === step?.currentActivationId);
-    if (activation?.taskId != null) {
-      await cancelTask(tx, {
-        namespaceId: round.instance.namespaceId,
-        taskId: activation.taskId,
-        credentialId: null,
-      });
-    }
-  }
 }
 
 async function insertAdvance(tx: Tx, round: Round): Promise<void> {
@@ -318,92 +468,4 @@ async function insertAdvance(tx: Tx, round: Round): Promise<void> {
     rootRevision: root.revision + 1n,
     instanceRevision: round.revision,
   });
-}
-
-async function ackRows(
-  tx: Tx,
-  ref: { namespaceId: string; instanceId: string },
-  settlements: Settlements,
-): Promise<void> {
-  for (const [id, outcome] of settlements.outcomes) {
-    await tx.write(
-      tx.db
-        .updateTable('weave_inbox')
-        .set({
-          state: outcome.kind === 'QUARANTINED' ? 'QUARANTINED' : 'PROCESSED',
-          outcome: outcome.kind === 'QUARANTINED' ? null : outcome.kind,
-          error_code: outcome.kind === 'QUARANTINED' ? outcome.code : null,
-          processed_at: tx.now,
-        })
-        .where('namespace_id', '=', ref.namespaceId)
-        .where('id', '=', id),
-    );
-  }
-}
-
-async function finishInstance(
-  tx: Tx,
-  instance: Instance,
-  done: {
-    workflow: string;
-    revision: bigint;
-    entries: readonly HistoryEntry[];
-    activated: readonly Activated[];
-    status?: ReturnType<typeof toInstanceStatus>;
-    failure?: { code: string; message: string; stepId: string } | undefined;
-  },
-): Promise<void> {
-  const ref = { namespaceId: instance.namespaceId, instanceId: instance.id };
-  await writeHistory(
-    tx,
-    { ...ref, firstSeq: instance.historySeq + 1n },
-    done.entries,
-    done.activated,
-  );
-  const status = done.status;
-  const output = status?.output === undefined ? null : stringify(status.output);
-  await tx.write(
-    tx.db
-      .updateTable('weave_instances')
-      .set({
-        revision: done.revision,
-        history_seq: instance.historySeq + BigInt(done.entries.length),
-        updated_at: tx.now,
-        ...(status === undefined ? {} : { status: status.status }),
-        ...(status?.terminal === true ? { finished_at: tx.now, output } : {}),
-        ...(done.failure === undefined
-          ? {}
-          : {
-              error_code: done.failure.code,
-              error_message: done.failure.message,
-              error_step_id: done.failure.stepId,
-            }),
-      })
-      .where('namespace_id', '=', instance.namespaceId)
-      .where('id', '=', instance.id),
-  );
-  if (status?.terminal === true) {
-    await tx.write(
-      tx.db
-        .updateTable('weave_gates')
-        .set({ state: 'CLOSED', reason: status.status.toLowerCase(), updated_at: tx.now })
-        .where('namespace_id', '=', instance.namespaceId)
-        .where('instance_id', '=', instance.id),
-    );
-    await appendInstanceOutcome(tx, {
-      namespaceId: instance.namespaceId,
-      applicationId: instance.applicationId,
-      resultStreamId: instance.resultStreamId,
-      instanceId: instance.id,
-      workflow: done.workflow,
-      version: instance.version,
-      revision: done.revision,
-      status: status.status,
-      output,
-      error:
-        done.failure === undefined
-          ? null
-          : { code: done.failure.code, message: done.failure.message },
-    });
-  }
 }

@@ -1,16 +1,20 @@
 /**
  * The inbox consumer loop of a node (runtime.md §3.5): it runs at once after a result commits
  * on this node (the result transaction notifies `INBOX_WAKE_UP` after commit), and every
- * `intervalMs` anyway for what other nodes committed or a crashed node left, and for TIMERs that
- * fell due (DB time: a due timer is acted on within one interval). Each pass reads a page of
- * instances with pending inbox rows, a pending advance or a due TIMER (a non-locking discovery read
- * across namespaces, runtime.md §7) and consumes each in its own transaction; an instance another
- * node holds is skipped (SKIP LOCKED) and comes back in a later pass.
+ * `intervalMs` anyway for what other nodes committed or a crashed node left, and for the clock
+ * (DB time): waits, POLL rounds and instance deadlines falling due within the next interval set
+ * the loop's next wake-up. Each pass reads a page of instances with pending inbox rows, a pending
+ * advance or something due (a non-locking discovery read across namespaces, runtime.md §7) and
+ * consumes each in its own transaction; an instance another node holds is skipped (SKIP LOCKED)
+ * and comes back in a later pass. A consume that throws backs its rows off for a second and, after
+ * `MAX_FAILURES`, QUARANTINES them `PLAN_REJECTED`: never executed, never retried forever.
  */
 import type { TaskNotifier } from '../../pulse/task-notifier.js';
 import type { Database } from '../../store/with-tx.js';
 import { withTx } from '../../store/with-tx.js';
 import { toId } from '../../store/values.js';
+import { WeaveError } from '../../errors.js';
+import { ACTIVE_INSTANCE_STATUSES } from '../model/states.js';
 import { INBOX_WAKE_UP } from '../delivery/deliver-result.js';
 import { consumeInstance } from './consume-instance.js';
 import type { InstanceRef } from './consume-instance.js';
@@ -19,6 +23,10 @@ import type { InstanceRef } from './consume-instance.js';
 export const INBOX_INTERVAL_MS = 250;
 /** Instances per discovery read. */
 const PAGE = 50;
+/** Failed consumes of a row before it is QUARANTINED `PLAN_REJECTED` (runtime.md §3.2). */
+export const MAX_FAILURES = 5;
+/** Back-off after a failed consume. */
+const BACKOFF_US = 1_000_000n;
 
 export interface InboxConsumerOptions {
   readonly database: Database;
@@ -31,54 +39,128 @@ export interface InboxConsumer {
   stop(): Promise<void>;
 }
 
-async function discover(database: Database): Promise<InstanceRef[]> {
-  const rows = await withTx(database, async (tx) => {
+interface Discovery {
+  readonly refs: InstanceRef[];
+  /** Milliseconds until the next wait, round or deadline falls due within the look-ahead. */
+  readonly nextDueMs: number | undefined;
+}
+
+/**
+ * What is due (DB time): pending inbox rows and advances, and the clock's three sets — WAITING
+ * waits, SCHEDULED POLL rounds, active instances past their deadline — each on its
+ * `(state, due_at, namespace_id, id)` index. Items due within `lookAheadUs` give the loop its
+ * next wake-up, so a timer that falls due while this node runs is acted on at once (§4.2).
+ */
+async function discover(database: Database, lookAheadUs: bigint): Promise<Discovery> {
+  const { rows, now } = await withTx(database, async (tx) => {
+    const horizon = tx.now + lookAheadUs;
     // Inbox rows and pending advances have the same scan shape (runtime.md §1.9).
     const pending = (table: 'weave_inbox' | 'weave_pending_advances') =>
       tx.db
         .selectFrom(table)
-        .select(['namespace_id', 'instance_id'])
+        .select(['namespace_id', 'instance_id', 'available_at as due_at'])
         .where('state', '=', 'PENDING')
         .where('available_at', '<=', tx.now)
         .orderBy('id')
         .limit(PAGE);
-    const [inbox, advances, timers] = await tx.readAll(
+    const due = (table: 'weave_waits' | 'weave_poll_rounds', state: string) =>
+      tx.db
+        .selectFrom(table)
+        .select(['namespace_id', 'instance_id', 'due_at'])
+        .where('state', '=', state)
+        .where('due_at', '<=', horizon)
+        .orderBy('due_at')
+        .limit(PAGE);
+    const found = await tx.readAll(
       pending('weave_inbox'),
       pending('weave_pending_advances'),
+      due('weave_waits', 'WAITING'),
+      due('weave_poll_rounds', 'SCHEDULED'),
       tx.db
-        .selectFrom('weave_waits')
-        .select(['namespace_id', 'instance_id'])
-        .where('state', '=', 'WAITING')
-        .where('purpose', '=', 'TIMER')
-        .where('due_at', '<=', tx.now)
-        .orderBy('due_at')
+        .selectFrom('weave_instances')
+        .select(['namespace_id', 'id as instance_id', 'deadline_at as due_at'])
+        .where('status', 'in', [...ACTIVE_INSTANCE_STATUSES])
+        .where('deadline_at', '<=', horizon)
+        .where('ending', 'is', null)
+        .orderBy('deadline_at')
         .limit(PAGE),
     );
-    return [...inbox, ...advances, ...timers];
+    return { rows: found.flat(), now: tx.now };
   });
   const seen = new Map<string, InstanceRef>();
+  let next: bigint | undefined;
   for (const r of rows) {
+    const dueAt = BigInt(r.due_at);
+    if (dueAt > now) {
+      next = next === undefined || dueAt < next ? dueAt : next;
+      continue;
+    }
     const ref = { namespaceId: toId(r.namespace_id), instanceId: toId(r.instance_id) };
     seen.set(`${ref.namespaceId}/${ref.instanceId}`, ref);
   }
-  return [...seen.values()];
+  return {
+    refs: [...seen.values()],
+    nextDueMs: next === undefined ? undefined : Number((next - now + 999n) / 1000n),
+  };
+}
+
+/** A consume that throws: back off its rows, and quarantine them after `MAX_FAILURES` (E2.4). */
+async function recordFailure(database: Database, ref: InstanceRef, error: unknown): Promise<void> {
+  const code = error instanceof WeaveError ? error.code : 'PLAN_REJECTED';
+  await withTx(database, async (tx) => {
+    const inbox = () =>
+      tx.db
+        .updateTable('weave_inbox')
+        .where('namespace_id', '=', ref.namespaceId)
+        .where('instance_id', '=', ref.instanceId)
+        .where('state', '=', 'PENDING');
+    await tx.write(
+      inbox()
+        .where('failures', '>=', MAX_FAILURES - 1)
+        .set({ state: 'QUARANTINED', error_code: 'PLAN_REJECTED', processed_at: tx.now }),
+    );
+    await tx.write(
+      inbox().set((eb) => ({
+        failures: eb('failures', '+', 1),
+        generation: eb('generation', '+', 1),
+        error_code: code.slice(0, 64),
+        available_at: tx.now + BACKOFF_US,
+      })),
+    );
+    await tx.write(
+      tx.db
+        .updateTable('weave_pending_advances')
+        .where('namespace_id', '=', ref.namespaceId)
+        .where('instance_id', '=', ref.instanceId)
+        .set((eb) => ({
+          generation: eb('generation', '+', 1),
+          available_at: tx.now + BACKOFF_US,
+        })),
+    );
+  });
 }
 
 /** One pass: true when something was consumed (look again at once). */
-async function pass(options: InboxConsumerOptions): Promise<boolean> {
-  const refs = await discover(options.database);
+async function pass(options: InboxConsumerOptions, found: Discovery): Promise<boolean> {
   let worked = false;
-  for (const ref of refs) {
-    const done = await withTx(options.database, async (tx) => {
-      const consumed = await consumeInstance(tx, ref);
-      tx.afterCommit(() => {
-        for (const queueId of consumed.queueIds) {
-          options.notifier.notify(queueId, 1);
-        }
+  for (const ref of found.refs) {
+    try {
+      const done = await withTx(options.database, async (tx) => {
+        const consumed = await consumeInstance(tx, ref);
+        tx.afterCommit(() => {
+          for (const queueId of consumed.queueIds) {
+            options.notifier.notify(queueId, 1);
+          }
+        });
+        return consumed;
       });
-      return consumed;
-    });
-    worked ||= done.rows > 0 || done.advanced;
+      worked ||= done.rows > 0 || done.advanced;
+    } catch (e: unknown) {
+      options.onError?.(e);
+      if (!options.database.wakeUps.closed) {
+        await recordFailure(options.database, ref, e);
+      }
+    }
   }
   return worked;
 }
@@ -92,13 +174,17 @@ export function startInboxConsumer(options: InboxConsumerOptions): InboxConsumer
     while (!stopping.signal.aborted && !database.wakeUps.closed) {
       const since = { key: INBOX_WAKE_UP, value: database.wakeUps.epoch(INBOX_WAKE_UP) };
       let worked = false;
+      let nextDueMs: number | undefined;
       try {
-        worked = await pass(options);
+        const found = await discover(database, BigInt(intervalMs) * 1000n);
+        nextDueMs = found.nextDueMs;
+        worked = await pass(options, found);
       } catch (e: unknown) {
         options.onError?.(e);
       }
       if (!worked && !stopping.signal.aborted) {
-        await database.wakeUps.wait(INBOX_WAKE_UP, intervalMs, { since, signal: stopping.signal });
+        const waitMs = Math.max(1, Math.min(intervalMs, nextDueMs ?? intervalMs));
+        await database.wakeUps.wait(INBOX_WAKE_UP, waitMs, { since, signal: stopping.signal });
       }
     }
   };

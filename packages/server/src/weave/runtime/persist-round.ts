@@ -1,11 +1,13 @@
 /**
  * The step, activation and poll-round rows a runner round changes (runtime.md §5.3): every step
  * row the round moved (its revision + 1, E4.2; `$root` every round), the causes of failed steps,
- * the settled activations, and the POLL rounds that finished or come next.
+ * the settled activations, the POLL rounds that finished or come next, and the waits the round
+ * closed (runtime.md §4.2).
  */
 import type { FailDecision } from '@weave/engine';
 import type { Tx } from '../../store/with-tx.js';
 import type { StepWrite } from '../model/snapshot-rows.js';
+import { cancelOpenTask, cancelRounds, closeWaitsOf } from './cancel-leaves.js';
 import type { Settlements } from './settle-results.js';
 
 const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED']);
@@ -17,6 +19,8 @@ export async function persistRound(
     readonly writes: readonly StepWrite[];
     readonly settlements: Settlements;
     readonly failed: readonly FailDecision[];
+    /** Settled activations whose remaining waits close (POLLs). */
+    readonly closeWaitsOf?: readonly string[];
   },
 ): Promise<void> {
   const ns = round.ref.namespaceId;
@@ -58,14 +62,20 @@ export async function persistRound(
     );
   }
   await persistRounds(tx, round.ref, round.settlements);
-  for (const fired of round.settlements.firedWaits) {
+  for (const closed of round.settlements.closedWaits) {
     await tx.write(
       tx.db
         .updateTable('weave_waits')
-        .set({ state: 'FIRED', closed_at: tx.now })
+        .set({ state: closed.state, closed_at: tx.now })
         .where('namespace_id', '=', ns)
-        .where('id', '=', fired.id),
+        .where('id', '=', closed.id),
     );
+  }
+  // A POLL settled by its query (or its deadline) still has its deadline or final-signal wait.
+  await closeWaitsOf(tx, ns, round.closeWaitsOf ?? [], 'CANCELLED');
+  await cancelRounds(tx, ns, round.settlements.cancelledRounds);
+  for (const taskId of round.settlements.cancelTasks) {
+    await cancelOpenTask(tx, ns, taskId);
   }
 }
 

@@ -9,7 +9,8 @@ import type { JsonValue } from '@weave/json';
 import { EngineError } from '@weave/engine';
 import type { Program, StepState } from '@weave/engine';
 import type { Micros } from '../../store/values.js';
-import type { Activation, InboxEvent, StepRow, Wait } from '../model/rows.js';
+import type { Activation, InboxEvent, PollRound, StepRow, Wait } from '../model/rows.js';
+import type { WaitPurpose } from '../model/states.js';
 
 export type RowOutcome =
   | { readonly kind: 'APPLIED' }
@@ -33,9 +34,26 @@ export interface Settlements {
     readonly dueAt: Micros;
   }[];
   readonly roundsDone: readonly { readonly id: string; readonly classification: string }[];
-  /** Due TIMER waits: fired (their step settled, or no longer current). */
-  readonly firedWaits: readonly { readonly id: string; readonly stepId: string | null }[];
+  /** Due waits closed: FIRED (TIMER) or EXPIRED; `stepId` when they settled their step. */
+  readonly closedWaits: readonly ClosedWait[];
+  /** Rounds of a POLL whose deadline passed: CANCELLED (and their tasks cancelled). */
+  readonly cancelledRounds: readonly string[];
+  /** Tasks to cancel: a running query task of a POLL whose deadline passed. */
+  readonly cancelTasks: readonly string[];
+  /** Activations this round settled for good (not a PENDING POLL): their waits close. */
+  readonly settled: ReadonlySet<string>;
 }
+
+export interface ClosedWait {
+  readonly id: string;
+  readonly purpose: WaitPurpose;
+  readonly state: 'FIRED' | 'EXPIRED';
+  readonly stepId: string | null;
+}
+
+/** The codes a wait deadline fails its step with (docs/definitions.md "Failure"). */
+export const SIGNAL_TIMEOUT = 'signal_timeout';
+export const POLL_DEADLINE = 'poll_deadline';
 
 interface Frozen {
   readonly status: string;
@@ -94,8 +112,10 @@ export interface SettleInput {
   readonly rows: readonly InboxEvent[];
   readonly steps: readonly StepRow[];
   readonly activations: readonly Activation[];
-  /** TIMER waits of the instance that are due (DB time). */
-  readonly dueTimers?: readonly Wait[];
+  /** WAITING waits of the instance that are due (DB time), every purpose. */
+  readonly dueWaits?: readonly Wait[];
+  /** SCHEDULED and RUNNING poll rounds of the instance. */
+  readonly openRounds?: readonly PollRound[];
 }
 
 export function settleResults(input: SettleInput): Settlements {
@@ -108,8 +128,12 @@ export function settleResults(input: SettleInput): Settlements {
     activations: [] as { id: string; status: string; lastTaskRevision: bigint }[],
     nextRounds: [] as { activationId: string; number: number; dueAt: Micros }[],
     roundsDone: [] as { id: string; classification: string }[],
-    firedWaits: [] as { id: string; stepId: string | null }[],
+    closedWaits: [] as ClosedWait[],
+    cancelledRounds: [] as string[],
+    cancelTasks: [] as string[],
+    settled: new Set<string>(),
   };
+  // Activations a row or a wait of this batch already decided (a second one is stale).
   const settledActivations = new Set<string>();
   for (const row of input.rows) {
     const frozen = readSnapshot(row);
@@ -128,21 +152,32 @@ export function settleResults(input: SettleInput): Settlements {
     settleOne(input, out, { row, frozen, activation, step });
     out.outcomes.set(row.id, { kind: 'APPLIED' });
   }
-  fireTimers(input, out, { stepsById, activations, settled: settledActivations });
+  closeDueWaits(input, out, { stepsById, activations, settled: settledActivations });
+  for (const a of out.activations) {
+    if (a.status !== 'ACTIVE') {
+      out.settled.add(a.id);
+    }
+  }
   return out;
 }
 
-/** A due TIMER settles its step SUCCEEDED with output null (engine.md), once, if still current. */
-function fireTimers(
+/**
+ * Due waits (runtime.md §4.2), once each, if their activation is still current: a TIMER settles
+ * its step SUCCEEDED with output null (engine.md); a SIGNAL's deadline fails it `signal_timeout`;
+ * a POLL's deadline fails it `poll_deadline` and cancels its open round and that round's task
+ * (E4.5: neither its rounds nor its tasks' retries extend it). A wait that is no longer current
+ * is just closed.
+ */
+function closeDueWaits(
   input: SettleInput,
-  out: Out & { firedWaits: { id: string; stepId: string | null }[] },
+  out: Out & { closedWaits: ClosedWait[]; cancelledRounds: string[]; cancelTasks: string[] },
   at: {
     stepsById: ReadonlyMap<string, StepRow>;
     activations: ReadonlyMap<string, Activation>;
     settled: Set<string>;
   },
 ): void {
-  for (const wait of input.dueTimers ?? []) {
+  for (const wait of input.dueWaits ?? []) {
     const activation = at.activations.get(wait.activationId);
     const step = at.stepsById.get(wait.stepRowId);
     const current =
@@ -150,17 +185,49 @@ function fireTimers(
       activation !== undefined &&
       step !== undefined &&
       step.currentActivationId === activation.id &&
-      step.status === 'WAITING' &&
+      (step.status === 'WAITING' || step.status === 'ACTIVE') &&
       !at.settled.has(activation.id);
-    out.firedWaits.push({ id: wait.id, stepId: current ? (step?.stepId ?? null) : null });
-    if (current && step !== undefined && activation !== undefined) {
-      at.settled.add(activation.id);
-      out.states.set(step.stepId, { kind: 'TIMER', status: 'SUCCEEDED', output: null });
+    const state = wait.purpose === 'TIMER' ? 'FIRED' : 'EXPIRED';
+    out.closedWaits.push({
+      id: wait.id,
+      purpose: wait.purpose,
+      state,
+      stepId: current ? (step?.stepId ?? null) : null,
+    });
+    if (!current || step === undefined || activation === undefined) {
+      continue;
+    }
+    at.settled.add(activation.id);
+    const finish = (status: 'SUCCEEDED' | 'FAILED', state: StepState) => {
+      out.states.set(step.stepId, state);
       out.activations.push({
         id: activation.id,
-        status: 'SUCCEEDED',
+        status,
         lastTaskRevision: activation.lastTaskRevision,
       });
+    };
+    if (wait.purpose === 'TIMER') {
+      finish('SUCCEEDED', { kind: 'TIMER', status: 'SUCCEEDED', output: null });
+    } else if (wait.purpose === 'SIGNAL') {
+      out.errors.set(step.stepId, {
+        code: SIGNAL_TIMEOUT,
+        message: 'no matching signal arrived before the wait deadline',
+      });
+      finish('FAILED', { kind: 'SIGNAL', status: 'FAILED' });
+    } else {
+      out.errors.set(step.stepId, {
+        code: POLL_DEADLINE,
+        message: 'the POLL deadline passed before a final answer',
+      });
+      finish('FAILED', { kind: 'POLL', status: 'FAILED' });
+      for (const round of input.openRounds ?? []) {
+        if (round.activationId === activation.id) {
+          out.cancelledRounds.push(round.id);
+          if (round.state === 'RUNNING' && round.taskId !== null) {
+            out.cancelTasks.push(round.taskId);
+          }
+        }
+      }
     }
   }
 }
