@@ -28,6 +28,9 @@ export async function ackRows(
           state: outcome.kind === 'QUARANTINED' ? 'QUARANTINED' : 'PROCESSED',
           outcome: outcome.kind === 'QUARANTINED' ? null : outcome.kind,
           error_code: outcome.kind === 'QUARANTINED' ? outcome.code : null,
+          // E2.5: a quarantined row holds no lease; its generation is kept.
+          lease_owner: null,
+          lease_until: null,
           processed_at: tx.now,
         })
         .where('namespace_id', '=', namespaceId)

@@ -115,17 +115,17 @@ async function recordFailure(database: Database, ref: InstanceRef, error: unknow
         .where('instance_id', '=', ref.instanceId)
         .where('state', '=', 'PENDING');
     await tx.write(
-      inbox()
-        .where('failures', '>=', MAX_FAILURES - 1)
-        .set({ state: 'QUARANTINED', error_code: 'PLAN_REJECTED', processed_at: tx.now }),
-    );
-    await tx.write(
       inbox().set((eb) => ({
         failures: eb('failures', '+', 1),
         generation: eb('generation', '+', 1),
         error_code: code.slice(0, 64),
         available_at: tx.now + BACKOFF_US,
       })),
+    );
+    await tx.write(
+      inbox()
+        .where('failures', '>=', MAX_FAILURES)
+        .set({ state: 'QUARANTINED', error_code: 'PLAN_REJECTED', processed_at: tx.now }),
     );
     await tx.write(
       tx.db

@@ -61,15 +61,24 @@ interface Frozen {
   readonly error?: { readonly code: string; readonly message: string };
 }
 
+/** E2.5: a row without its frozen source (a field or the snapshot missing) never executes. */
+export const LEGACY_RESULT_UNVERIFIED = 'LEGACY_RESULT_UNVERIFIED';
+/** E2.4: a snapshot that is not a schema_version 1 object naming the row's own task. */
+export const SNAPSHOT_INVALID = 'SNAPSHOT_INVALID';
+
+function hasFrozenSource(row: InboxEvent): boolean {
+  return (
+    row.snapshot !== null &&
+    row.sourceTaskId !== null &&
+    row.sourceActivationId !== null &&
+    row.sourceRevision !== null &&
+    row.sourceRevision > 0n
+  );
+}
+
 /** E2.4: the snapshot is a schema_version 1 object naming the row's own task. */
 function readSnapshot(row: InboxEvent): Frozen | undefined {
-  if (
-    row.snapshot === null ||
-    row.sourceTaskId === null ||
-    row.sourceActivationId === null ||
-    row.sourceRevision === null ||
-    row.sourceRevision <= 0n
-  ) {
+  if (row.snapshot === null || row.knownType === null) {
     return undefined;
   }
   let value: JsonValue;
@@ -136,9 +145,10 @@ export function settleResults(input: SettleInput): Settlements {
   // Activations a row or a wait of this batch already decided (a second one is stale).
   const settledActivations = new Set<string>();
   for (const row of input.rows) {
-    const frozen = readSnapshot(row);
+    const frozen = hasFrozenSource(row) ? readSnapshot(row) : undefined;
     if (frozen === undefined) {
-      out.outcomes.set(row.id, { kind: 'QUARANTINED', code: 'SNAPSHOT_INVALID' });
+      const code = hasFrozenSource(row) ? SNAPSHOT_INVALID : LEGACY_RESULT_UNVERIFIED;
+      out.outcomes.set(row.id, { kind: 'QUARANTINED', code });
       continue;
     }
     const activation = activations.get(row.sourceActivationId ?? '');
