@@ -117,74 +117,103 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
 }
 
+interface ClockServer {
+  readonly t: TestServer;
+  readonly client: WeaveClient;
+  readonly attempts: Map<string, number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A server with every workflow above and a worker: `poll` answers the instance's `answers` in
+ * turn (THROW: a retryable failure; HANG: until cancelled), `slow` runs 2 s whatever it is told.
+ */
+async function startClockServer(
+  dialect: Parameters<Parameters<typeof forEachDialect>[0]>[0],
+  sweepIntervalMs: number | false,
+): Promise<ClockServer> {
+  const t = await startTestServer(dialect, { sweepIntervalMs, scheduleIntervalMs: false });
+  const client = t.admin;
+  for (const w of WORKFLOWS) {
+    await client.workflows.publish(w);
+  }
+  const attempts = new Map<string, number>();
+  const worker = startWorker({
+    client,
+    concurrency: 8,
+    waitMs: 1_000,
+    heartbeatMs: 200,
+    handlers: {
+      q1: async (input, ctx) => {
+        const op = isRecord(input) ? String(input.op) : '';
+        const key = isRecord(input) ? String(input.key) : '';
+        if (op === 'boom') {
+          throw new NonRetryableError('the card was declined', { code: 'card_declined' });
+        }
+        if (op === 'slow') {
+          // Runs past the instance deadline; the cancel request does not stop it.
+          await new Promise((r) => setTimeout(r, 2_000));
+          return { op };
+        }
+        if (op !== 'poll' || !isRecord(input) || !Array.isArray(input.answers)) {
+          return { op };
+        }
+        const n = attempts.get(key) ?? 0;
+        attempts.set(key, n + 1);
+        const answers = input.answers as unknown[];
+        const answer = String(answers[Math.min(n, answers.length - 1)]);
+        if (answer === 'THROW') {
+          throw new Error('the carrier API is down for a moment');
+        }
+        if (answer === 'HANG') {
+          await new Promise((r) => {
+            ctx.signal.addEventListener('abort', r);
+          });
+          throw new Error('cancelled');
+        }
+        return { status: answer, round: n + 1 };
+      },
+    },
+  });
+  return {
+    t,
+    client,
+    attempts,
+    async stop() {
+      await worker.stop();
+      await t.close();
+    },
+  };
+}
+
+function endedOn(client: WeaveClient) {
+  return (id: string, timeoutMs = 20_000) =>
+    waitFor(
+      async () => {
+        const { instance } = await client.instances.get(id);
+        return ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'NEEDS_REVIEW'].includes(instance.status)
+          ? instance
+          : undefined;
+      },
+      { timeoutMs },
+    );
+}
+
 forEachDialect((dialect) => {
   describe(`the clock on ${dialect}`, () => {
     let t: TestServer;
     let client: WeaveClient;
-    const attempts = new Map<string, number>();
-    let stop: () => Promise<void>;
+    let attempts: Map<string, number>;
+    let server: ClockServer;
 
     before(async () => {
-      // The sweeper ends a task at its deadline (a completion after it is refused: Pulse).
-      t = await startTestServer(dialect, { sweepIntervalMs: 100, scheduleIntervalMs: false });
-      client = t.admin;
-      for (const w of WORKFLOWS) {
-        await client.workflows.publish(w);
-      }
-      const worker = startWorker({
-        client,
-        concurrency: 8,
-        waitMs: 1_000,
-        heartbeatMs: 200,
-        handlers: {
-          q1: async (input, ctx) => {
-            const op = isRecord(input) ? String(input.op) : '';
-            const key = isRecord(input) ? String(input.key) : '';
-            if (op === 'boom') {
-              throw new NonRetryableError('the card was declined', { code: 'card_declined' });
-            }
-            if (op === 'slow') {
-              // Runs past the instance deadline; the cancel request does not stop it.
-              await new Promise((r) => setTimeout(r, 2_000));
-              return { op };
-            }
-            if (op !== 'poll' || !isRecord(input) || !Array.isArray(input.answers)) {
-              return { op };
-            }
-            const n = attempts.get(key) ?? 0;
-            attempts.set(key, n + 1);
-            const answers = input.answers as unknown[];
-            const answer = String(answers[Math.min(n, answers.length - 1)]);
-            if (answer === 'THROW') {
-              throw new Error('the carrier API is down for a moment');
-            }
-            if (answer === 'HANG') {
-              await new Promise((r) => {
-                ctx.signal.addEventListener('abort', r);
-              });
-              throw new Error('cancelled');
-            }
-            return { status: answer, round: n + 1 };
-          },
-        },
-      });
-      stop = () => worker.stop();
+      // No sweeper: a task past its deadline stays as it is, so the clock alone acts.
+      server = await startClockServer(dialect, false);
+      ({ t, client, attempts } = server);
     });
-    after(async () => {
-      await stop();
-      await t.close();
-    });
+    after(() => server.stop());
 
-    const ended = (id: string, timeoutMs = 20_000) =>
-      waitFor(
-        async () => {
-          const { instance } = await client.instances.get(id);
-          return ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'NEEDS_REVIEW'].includes(instance.status)
-            ? instance
-            : undefined;
-        },
-        { timeoutMs },
-      );
+    const ended = (id: string, timeoutMs = 20_000) => endedOn(client)(id, timeoutMs);
     const db = () => t.server.database.kysely;
     const rounds = (instanceId: string) =>
       db()
@@ -203,7 +232,7 @@ forEachDialect((dialect) => {
     const start = async (workflow: string, key: string, answers: string[]) =>
       (await client.instances.start(workflow, { input: { key, answers } })).instance;
 
-    test('[E3.14] [A5.1] POLL pending → succeeded: each round one query task, after the interval, then the successor runs', async () => {
+    test('[A2.6] [E3.14] [A5.1] POLL pending → succeeded: each round one query task, after the interval, then the successor runs', async () => {
       const instance = await start('poll', `ok-${dialect}`, ['WAIT', 'WAIT', 'DONE']);
       const done = await ended(instance.id);
       assert.equal(done.status, 'SUCCEEDED');
@@ -276,7 +305,8 @@ forEachDialect((dialect) => {
 
     test('[A4.5] [E4.4] [E4.5] POLL deadline: a query running at the deadline is cancelled and the POLL fails poll_deadline', async () => {
       const key = `hang-${dialect}`;
-      const instance = await start('poll-short', key, ['WAIT', 'HANG']);
+      // The first query runs until cancelled: only the POLL deadline can end it.
+      const instance = await start('poll-short', key, ['HANG']);
       const done = await ended(instance.id);
       assert.equal(done.status, 'FAILED');
       assert.equal(done.error?.code, 'poll_deadline');
@@ -329,6 +359,88 @@ forEachDialect((dialect) => {
       assert.ok(history.events.some((e) => e.type === 'wait.expired' && e.step_id === 'approval'));
     });
 
+    test('[A4.5] [A4.6] instance deadline with only a wait in flight: the wait is cancelled and the instance TIMED_OUT at once', async () => {
+      const { instance } = await client.instances.start('wait-timeout', { input: {} });
+      assert.equal(instance.status, 'WAITING');
+      const done = await ended(instance.id);
+      assert.equal(done.status, 'TIMED_OUT');
+      const wait = await db()
+        .selectFrom('weave_waits')
+        .select(['state', 'purpose', 'signal_name', 'payload_version', 'due_at'])
+        .where('instance_id', '=', instance.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(wait.state, 'CANCELLED');
+      // A4.6: a TIMER wait has no signal name or payload version.
+      assert.deepEqual(
+        [wait.purpose, wait.signal_name, wait.payload_version],
+        ['TIMER', null, null],
+      );
+      const row = await db()
+        .selectFrom('weave_instances')
+        .select('deadline_at')
+        .where('id', '=', instance.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(
+        BigInt(wait.due_at) > BigInt(row.deadline_at),
+        'the 1 h timer outlived the 1 s life',
+      );
+      const steps = await db()
+        .selectFrom('weave_steps')
+        .select(['step_id', 'status'])
+        .where('instance_id', '=', instance.id)
+        .orderBy('position')
+        .execute();
+      assert.deepEqual(
+        steps.map((s) => [s.step_id, s.status]),
+        [
+          ['$root', 'CANCELLED'],
+          ['nap', 'CANCELLED'],
+        ],
+      );
+    });
+
+    test('[E4.6] a failing scope cancels its SIGNAL and TIMER waits, then fails with the task error', async () => {
+      const { instance } = await client.instances.start('fail-beside-wait', { input: {} });
+      const done = await ended(instance.id);
+      assert.equal(done.status, 'FAILED');
+      assert.equal(done.error?.code, 'card_declined');
+      assert.equal(done.error?.step_id, 'boom');
+      const waits = await db()
+        .selectFrom('weave_waits')
+        .select(['purpose', 'state'])
+        .where('instance_id', '=', instance.id)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        waits.map((w) => [w.purpose, w.state]),
+        [
+          ['SIGNAL', 'CANCELLED'],
+          ['TIMER', 'CANCELLED'],
+        ],
+      );
+      const steps = await client.instances.steps(instance.id);
+      const status = new Map(steps.steps.map((s) => [s.id, s.status]));
+      assert.equal(status.get('approval'), 'CANCELLED');
+      assert.equal(status.get('snooze'), 'CANCELLED');
+      assert.equal(status.get('nap'), 'PENDING');
+      assert.equal(status.get('both'), 'FAILED');
+    });
+  });
+
+  describe(`the instance deadline over running tasks on ${dialect}`, () => {
+    let t: TestServer;
+    let client: WeaveClient;
+    let server: ClockServer;
+
+    before(async () => {
+      // The sweeper ends a task at its deadline (a completion after it is refused: Pulse).
+      server = await startClockServer(dialect, 100);
+      ({ t, client } = server);
+    });
+    after(() => server.stop());
+
+    const ended = (id: string, timeoutMs = 20_000) => endedOn(client)(id, timeoutMs);
+    const db = () => t.server.database.kysely;
     const slowTask = (instanceId: string) =>
       db()
         .selectFrom('tasks')
@@ -387,59 +499,6 @@ forEachDialect((dialect) => {
         .where('id', '=', instance.id)
         .executeTakeFirstOrThrow();
       assert.equal(row.ending, 'TIMED_OUT', 'it ends TIMED_OUT once an operator settles it');
-    });
-
-    test('[A4.5] instance deadline with only a wait in flight: the wait is cancelled and the instance TIMED_OUT at once', async () => {
-      const { instance } = await client.instances.start('wait-timeout', { input: {} });
-      assert.equal(instance.status, 'WAITING');
-      const done = await ended(instance.id);
-      assert.equal(done.status, 'TIMED_OUT');
-      const wait = await db()
-        .selectFrom('weave_waits')
-        .select('state')
-        .where('instance_id', '=', instance.id)
-        .executeTakeFirstOrThrow();
-      assert.equal(wait.state, 'CANCELLED');
-      const steps = await db()
-        .selectFrom('weave_steps')
-        .select(['step_id', 'status'])
-        .where('instance_id', '=', instance.id)
-        .orderBy('position')
-        .execute();
-      assert.deepEqual(
-        steps.map((s) => [s.step_id, s.status]),
-        [
-          ['$root', 'CANCELLED'],
-          ['nap', 'CANCELLED'],
-        ],
-      );
-    });
-
-    test('[E4.6] a failing scope cancels its SIGNAL and TIMER waits, then fails with the task error', async () => {
-      const { instance } = await client.instances.start('fail-beside-wait', { input: {} });
-      const done = await ended(instance.id);
-      assert.equal(done.status, 'FAILED');
-      assert.equal(done.error?.code, 'card_declined');
-      assert.equal(done.error?.step_id, 'boom');
-      const waits = await db()
-        .selectFrom('weave_waits')
-        .select(['purpose', 'state'])
-        .where('instance_id', '=', instance.id)
-        .orderBy('id')
-        .execute();
-      assert.deepEqual(
-        waits.map((w) => [w.purpose, w.state]),
-        [
-          ['SIGNAL', 'CANCELLED'],
-          ['TIMER', 'CANCELLED'],
-        ],
-      );
-      const steps = await client.instances.steps(instance.id);
-      const status = new Map(steps.steps.map((s) => [s.id, s.status]));
-      assert.equal(status.get('approval'), 'CANCELLED');
-      assert.equal(status.get('snooze'), 'CANCELLED');
-      assert.equal(status.get('nap'), 'PENDING');
-      assert.equal(status.get('both'), 'FAILED');
     });
   });
 });

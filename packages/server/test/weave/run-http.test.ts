@@ -63,6 +63,27 @@ const NAPPING = {
   ],
 };
 
+/** Exact numbers from the Start input through a task's input and result to the outcome. */
+const EXACT = {
+  schema_version: 1,
+  name: 'exact',
+  input: {
+    type: 'object',
+    required: ['huge', 'long'],
+    properties: { huge: { type: 'number' }, long: { type: 'number' } },
+  },
+  steps: [
+    {
+      id: 'echo',
+      kind: 'TASK',
+      queue: 'q1',
+      input: { op: 'echo', huge: '$.input.huge', long: '$.input.long' },
+    },
+    { id: 'again', kind: 'TASK', queue: 'q1', input: { op: 'echo', prev: '$.steps.echo.output' } },
+  ],
+  output: { first: '$.steps.echo.output', second: '$.steps.again.output' },
+};
+
 const FAILING = {
   schema_version: 1,
   name: 'failing',
@@ -88,6 +109,7 @@ forEachDialect((dialect) => {
       await client.workflows.publish(ORDER);
       await client.workflows.publish(FAILING);
       await client.workflows.publish(NAPPING);
+      await client.workflows.publish(EXACT);
       const worker = startWorker({
         client,
         concurrency: 4,
@@ -96,6 +118,9 @@ forEachDialect((dialect) => {
           q1: (input) => {
             const op = isRecord(input) ? String(input.op) : '';
             ran.push(op);
+            if (op === 'echo') {
+              return Promise.resolve(input);
+            }
             if (op === 'boom') {
               throw new NonRetryableError('the card was declined', { code: 'card_declined' });
             }
@@ -169,6 +194,39 @@ forEachDialect((dialect) => {
       assert.ok(lateness >= 0n && lateness < 1_000_000n, `fired ${lateness} µs after it fell due`);
       const history = await client.instances.history(instance.id);
       assert.ok(history.events.some((e) => e.type === 'timer.fired' && e.step_id === 'nap'));
+    });
+
+    test('[E3.13] exact numbers (1e400, a 23-digit decimal) stay exact from Start input through task inputs and results, step outputs, the instance output and the Orbit event', async () => {
+      const huge = { kind: 'number', text: '1e400' };
+      const long = { kind: 'number', text: '0.12345678901234567890123' };
+      const { instance } = await client.instances.start('exact', { input: { huge, long } });
+      const done = await settled(instance.id);
+      assert.equal(done.status, 'SUCCEEDED');
+      const first = { op: 'echo', huge, long };
+      assert.deepEqual(done.output, { first, second: { op: 'echo', prev: first } });
+      const db = t.server.database.kysely;
+      const tasks = await db
+        .selectFrom('tasks')
+        .innerJoin('weave_activations', 'weave_activations.task_id', 'tasks.id')
+        .select(['tasks.input', 'tasks.result', 'weave_activations.step_id'])
+        .where('weave_activations.instance_id', '=', instance.id)
+        .orderBy('tasks.id')
+        .execute();
+      const raw = '"huge":1e400,"long":0.12345678901234567890123';
+      for (const task of tasks) {
+        assert.ok(task.input.includes(raw), `${task.step_id} input ${task.input}`);
+        assert.ok(String(task.result).includes(raw), `${task.step_id} result ${task.result}`);
+      }
+      const step = await db
+        .selectFrom('weave_steps')
+        .select('output')
+        .where('instance_id', '=', instance.id)
+        .where('step_id', '=', 'echo')
+        .executeTakeFirstOrThrow();
+      assert.ok(String(step.output).includes(raw), 'the step output row');
+      const page = await client.results.readStream('app');
+      const event = page.events.find((e) => e.instance_id === instance.id);
+      assert.deepEqual(event?.result, { first, second: { op: 'echo', prev: first } });
     });
 
     test('[E1.1] a failed task fails the instance with the task error as its cause', async () => {

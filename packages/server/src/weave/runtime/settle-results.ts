@@ -291,7 +291,15 @@ function settleOne(
     out.activations.push({ id: activation.id, status, lastTaskRevision: revision });
   };
   const failed = (status: 'FAILED' | 'CANCELLED' | 'NEEDS_REVIEW') => {
-    out.errors.set(step.stepId, frozen.error ?? { code: status.toLowerCase(), message: '' });
+    const error = frozen.error ?? { code: status.toLowerCase(), message: '' };
+    // A query task ended by its deadline at the POLL's: the POLL's time ran out (E4.5).
+    const pollTime = activation.poll !== null && activation.poll.deadlineAt <= input.now;
+    out.errors.set(
+      step.stepId,
+      pollTime && status === 'FAILED' && error.code === 'deadline_exceeded'
+        ? { code: POLL_DEADLINE, message: 'the POLL deadline passed before a final answer' }
+        : error,
+    );
     finish(status, { kind: step.kind, status });
   };
   if (frozen.status !== 'SUCCEEDED') {
