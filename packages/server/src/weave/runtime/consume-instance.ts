@@ -8,7 +8,7 @@
  * (E4.3).
  */
 import { parse } from '@weave/json';
-import { ROOT_STEP_ID, applyDecisions, compile } from '@weave/engine';
+import { ROOT_STEP_ID, applyDecisions } from '@weave/engine';
 import type { ActivateDecision, Snapshot, StepState } from '@weave/engine';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
@@ -32,6 +32,7 @@ import type { HistoryEntry } from './history.js';
 import { causeOf, roundHistory } from './round-history.js';
 import { insertPendingAdvance } from './pending-advance.js';
 import { persistRound } from './persist-round.js';
+import { ProgramCache } from './program-cache.js';
 import { dueRoundActions, startPollRounds } from './poll-rounds.js';
 import { settleResults } from './settle-results.js';
 import type { Settlements } from './settle-results.js';
@@ -62,7 +63,11 @@ export interface Consumed {
 
 const NOTHING: Consumed = { rows: 0, advanced: false, queueIds: [] };
 
-export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consumed> {
+export async function consumeInstance(
+  tx: Tx,
+  ref: InstanceRef,
+  programs: ProgramCache = new ProgramCache(1),
+): Promise<Consumed> {
   const { namespaceId, instanceId } = ref;
   const locked = await tx.dialect
     .forUpdateSkipLocked(
@@ -133,7 +138,7 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
   ) {
     return NOTHING;
   }
-  const program = await programOf(tx, instance);
+  const program = await programOf(tx, instance, programs);
   if (program.disabled && inboxRows.length === 0 && advances.length === 0 && !clock.deadline) {
     // A5.2: a disabled application's waits and rounds wait for it; its deadline does not.
     return NOTHING;
@@ -191,7 +196,7 @@ export async function consumeInstance(tx: Tx, ref: InstanceRef): Promise<Consume
   });
 }
 
-async function programOf(tx: Tx, instance: Instance) {
+async function programOf(tx: Tx, instance: Instance, programs: ProgramCache) {
   const ns = instance.namespaceId;
   const version = await tx.db
     .selectFrom('weave_definition_versions as v')
@@ -205,8 +210,12 @@ async function programOf(tx: Tx, instance: Instance) {
     .where('v.namespace_id', '=', ns)
     .where('v.id', '=', instance.versionId)
     .executeTakeFirstOrThrow();
-  const compiled = compile(parse(version.source));
-  if (!compiled.ok || version.digest !== instance.digest) {
+  // The digest is checked against the row before the cache is asked (A1.3, A3.4).
+  const program =
+    version.digest === instance.digest
+      ? programs.get(instance.versionId, version.digest, version.source)
+      : undefined;
+  if (program === undefined) {
     throw new Error(`instance ${instance.id} has lost its pinned version`);
   }
   const names = parse(version.queues);
@@ -216,7 +225,7 @@ async function programOf(tx: Tx, instance: Instance) {
     Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [],
   );
   return {
-    program: compiled.program,
+    program,
     queues,
     workflow: version.name,
     disabled: Number(version.disabled) !== 0,

@@ -18,6 +18,7 @@ import { ACTIVE_INSTANCE_STATUSES } from '../model/states.js';
 import { INBOX_WAKE_UP } from '../delivery/deliver-result.js';
 import { consumeInstance } from './consume-instance.js';
 import type { InstanceRef } from './consume-instance.js';
+import { ProgramCache } from './program-cache.js';
 
 /** Cross-node pickup bound (a result committed on another node waits at most this long). */
 export const INBOX_INTERVAL_MS = 250;
@@ -141,12 +142,16 @@ async function recordFailure(database: Database, ref: InstanceRef, error: unknow
 }
 
 /** One pass: true when something was consumed (look again at once). */
-async function pass(options: InboxConsumerOptions, found: Discovery): Promise<boolean> {
+async function pass(
+  options: InboxConsumerOptions,
+  found: Discovery,
+  programs: ProgramCache,
+): Promise<boolean> {
   let worked = false;
   for (const ref of found.refs) {
     try {
       const done = await withTx(options.database, async (tx) => {
-        const consumed = await consumeInstance(tx, ref);
+        const consumed = await consumeInstance(tx, ref, programs);
         tx.afterCommit(() => {
           for (const queueId of consumed.queueIds) {
             options.notifier.notify(queueId, 1);
@@ -169,6 +174,7 @@ export function startInboxConsumer(options: InboxConsumerOptions): InboxConsumer
   const { database } = options;
   const stopping = new AbortController();
   const intervalMs = options.intervalMs ?? INBOX_INTERVAL_MS;
+  const programs = new ProgramCache();
   const run = async () => {
     // The wake-ups close when the server shuts down (waiters released first): stop then too.
     while (!stopping.signal.aborted && !database.wakeUps.closed) {
@@ -178,7 +184,7 @@ export function startInboxConsumer(options: InboxConsumerOptions): InboxConsumer
       try {
         const found = await discover(database, BigInt(intervalMs) * 1000n);
         nextDueMs = found.nextDueMs;
-        worked = await pass(options, found);
+        worked = await pass(options, found, programs);
       } catch (e: unknown) {
         options.onError?.(e);
       }
