@@ -4,9 +4,11 @@
  *   门控 gate → weave_gates → Gate (OPEN lets new work start, E4.4)
  *   步骤 step → weave_steps, one per static step plus `$root` → StepRow ↔ the engine's StepState
  *     (snapshot-rows.ts)
- *   激活 activation → weave_activations → Activation (owns its TASK's task: tasks.owner_id)
+ *   激活 activation → weave_activations → Activation (owns its tasks: tasks.owner_id; a TASK's
+ *     is its task_id)
  *   等待 wait → weave_waits → Wait (TIMER, SIGNAL, POLL final signal or deadline)
- *   轮次 poll round → weave_poll_rounds → PollRound (owns its POLL query task)
+ *   轮次 poll round → weave_poll_rounds → PollRound (names its POLL query task, owned by the
+ *     activation)
  *   内部结果事件 inbox event → weave_inbox → InboxEvent; its 冻结快照 frozen snapshot is the
  *     `snapshot` text
  *   待续记录 pending advance → weave_pending_advances → PendingAdvance, with its 检查点 checkpoint
