@@ -268,7 +268,13 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   }
   await ackRows(tx, ref, round.settlements);
   const leaves = [...round.settlements.errors].map(([stepId, e]) => ({ ...e, stepId }));
-  const failure = status.status === 'FAILED' ? causeOf(decisions, leaves) : undefined;
+  // Steps that failed in an earlier round (a failure whose sibling was still running, E4.6).
+  const earlier = round.steps.flatMap((s) =>
+    s.errorCode === null
+      ? []
+      : [{ code: s.errorCode, message: s.errorMessage ?? '', stepId: s.stepId }],
+  );
+  const failure = status.status === 'FAILED' ? causeOf(decisions, leaves, earlier) : undefined;
   await finishInstance(tx, instance, {
     revision: round.revision,
     entries: [...round.entries, ...roundHistory(decisions, status, round.revision)],
