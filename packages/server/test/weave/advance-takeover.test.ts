@@ -10,7 +10,7 @@
  * could still lose to that scan. Instead node A's consumer is parked first: it is consuming
  * another instance (X) whose step rows this test holds locked, and the consumer runs one
  * transaction at a time. X's result commits although the rows are locked — the producer's
- * association check only reads (E1.9). With A parked (seen in `innodb_lock_waits`), the 40-TASK
+ * association check only reads (E1.9). With A parked (seen in the process list), the 40-TASK
  * instance is started on A: its Start writes 30 tasks and the pending advance, and nothing on A
  * can continue it. A is SIGKILLed, the lock released, and node B, started on the same database,
  * must take the advance over and admit the other 10; a worker then runs all 40 through B.
@@ -113,10 +113,6 @@ test(
       await holder.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
       await holder.query('BEGIN');
       await holder.query('SELECT id FROM weave_steps WHERE id IN (?) FOR UPDATE', [stepIds]);
-      const [own] = await rows(
-        holder,
-        'SELECT trx_id FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID()',
-      );
       const { tasks: held } = await onA.claimTasks('hold', { worker_id: 'w', max_tasks: 1 });
       const [heldTask] = held;
       assert.ok(heldTask);
@@ -124,18 +120,25 @@ test(
         outcome: 'succeeded',
         result: { held: true },
       });
+      // Parked: A's connection has been running the UPDATE of X's step rows for over half a
+      // second (by primary key it takes microseconds unless it waits for this test's lock), and
+      // X's result is still pending. PROCESSLIST is live; InnoDB's lock tables are a cache that
+      // concurrent readers keep stale.
       await waitFor(
         async () =>
           (
             await rows(
               sql as Connection,
-              'SELECT COUNT(*) AS n FROM information_schema.innodb_lock_waits WHERE blocking_trx_id = ?',
-              [own?.trx_id],
+              `SELECT ID FROM information_schema.PROCESSLIST
+                WHERE DB = DATABASE() AND COMMAND = 'Query' AND TIME_MS > 500
+                  AND INFO LIKE 'update \`weave_steps\`%'`,
             )
-          )[0]?.n > 0,
-        // InnoDB refreshes its information_schema lock tables only after 100 ms without a read
-        // (trx_i_s_cache): a faster poll would read a stale copy for ever.
-        { timeoutMs: 10_000, intervalMs: 250, what: "node A's consumer waiting for X's step rows" },
+          ).length === 1,
+        { timeoutMs: 10_000, intervalMs: 100, what: "node A's consumer waiting for X's step rows" },
+      );
+      assert.deepEqual(
+        (await rows(sql, 'SELECT state FROM weave_inbox')).map((r) => String(r.state)),
+        ['PENDING'],
       );
 
       // 2. The 40-TASK instance on node A: the Start commits round 1 and the pending advance.
