@@ -190,7 +190,10 @@ function settle(round: Round, index: number): void {
   ) {
     complete(round, index);
   } else if (isScopeFailing(state, index)) {
-    const failed = children.find((child) => isFailure(state.status[child] ?? 'PENDING'));
+    // A FAILED child is the cause; a CANCELLED one is usually a sibling the failure stopped.
+    const failed =
+      children.find((child) => state.status[child] === 'FAILED') ??
+      children.find((child) => isFailure(state.status[child] ?? 'PENDING'));
     const error: StepFailure =
       failed === undefined
         ? { code: 'aborted', message: 'stopped because an enclosing scope failed' }

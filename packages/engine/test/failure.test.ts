@@ -70,6 +70,24 @@ test('a failed PARALLEL branch cancels the in-flight siblings, then fails the PA
   assert.equal(statusOf(round.snapshot, 'after'), 'PENDING');
 });
 
+test('[E4.6] child_failed names the FAILED child, not a sibling the failure cancelled that comes first', () => {
+  const program = compileOk(
+    definition([{ id: 'par', kind: 'PARALLEL', branches: { b: [task('b1')], a: [task('a1')] } }]),
+  );
+  let snapshot = step(program, program.initialSnapshot(new Map())).snapshot;
+  let round = step(program, withStep(snapshot, 'a1', { status: 'FAILED' }));
+  assert.deepEqual(summary(round.decisions), ['CANCEL b1']);
+  snapshot = withStep(round.snapshot, 'b1', { status: 'CANCELLED' });
+  round = step(program, snapshot);
+  assert.deepEqual(
+    round.decisions.map((d) => (d.kind === 'FAIL' ? [d.stepId, d.error.stepId] : d.kind)),
+    [
+      ['par', 'a1'],
+      ['$root', 'par'],
+    ],
+  );
+});
+
 test('a sibling that needs review is not cancelled; the failing scope waits for it to settle', () => {
   const program = compileOk(
     definition([{ id: 'par', kind: 'PARALLEL', branches: { a: [task('a1')], b: [task('b1')] } }]),

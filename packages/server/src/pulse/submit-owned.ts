@@ -1,6 +1,6 @@
 /**
  * Tasks a workflow round creates (runtime.md §2.3): many at once, each owned by its activation
- * or poll round (`owner_kind`, `owner_id`, E1.3), admitted per application under one lock of its
+ * (`owner_kind`, `owner_id`, E1.3; a POLL's round names its query task), admitted per application under one lock of its
  * quota row (ascending application id, the lock order), inserted in one statement with their
  * first raw status events in another. All or nothing: a full quota or queue refuses the whole
  * set, and the caller's transaction rolls back (A1.7).

@@ -106,7 +106,7 @@ export interface NewTask {
   readonly traceKey?: string | undefined;
   readonly resourceKey?: string | undefined;
   readonly resultStreamId: string | null;
-  /** The workflow activation or poll round that owns the task (E1.3); none for plain tasks. */
+  /** The workflow activation that owns the task (a TASK's or a POLL's, E1.3); none for plain tasks. */
   readonly owner?: { readonly kind: string; readonly id: string } | undefined;
 }
 

@@ -304,5 +304,46 @@ forEachDialect((dialect) => {
       assert.equal(wrong.code, 'internal');
       assert.equal((await refusal(client.instances.step(instance.id, 'only'))).status, 500);
     });
+
+    test('[A3.4] a lost pinned version (its digest changed, or its row in another namespace) makes every read a 500, never a view', async () => {
+      const { instance } = await client.instances.start('simple', { input: {} });
+      const db = t.server.database.kysely;
+      const pinned = await db
+        .selectFrom('weave_instances as i')
+        .innerJoin('weave_definition_versions as v', 'v.id', 'i.version_id')
+        .select(['v.id', 'v.digest', 'v.namespace_id'])
+        .where('i.id', '=', instance.id)
+        .executeTakeFirstOrThrow();
+      const reads = [
+        () => client.instances.get(instance.id),
+        () => client.instances.steps(instance.id),
+        () => client.instances.step(instance.id, 'only'),
+        () => client.instances.history(instance.id),
+      ];
+      const breaks = [
+        { digest: 'f'.repeat(64) },
+        { namespace_id: String(BigInt(pinned.namespace_id) + 1000n) },
+      ];
+      for (const change of breaks) {
+        await db
+          .updateTable('weave_definition_versions')
+          .set(change)
+          .where('id', '=', pinned.id)
+          .execute();
+        for (const read of reads) {
+          const broken = await refusal(read());
+          assert.equal(broken.status, 500, JSON.stringify(change));
+          assert.equal(broken.code, 'internal');
+        }
+        await db
+          .updateTable('weave_definition_versions')
+          .set({ digest: pinned.digest, namespace_id: pinned.namespace_id })
+          .where('id', '=', pinned.id)
+          .execute();
+        for (const read of reads) {
+          await read();
+        }
+      }
+    });
   });
 });

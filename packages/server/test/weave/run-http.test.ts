@@ -146,7 +146,7 @@ forEachDialect((dialect) => {
         { timeoutMs: 20_000 },
       );
 
-    test('[E3.4] [E3.13] a sequence, a BRANCH on 2^53 + 1 and a PARALLEL run to SUCCEEDED with the exact output', async () => {
+    test('[E3.4] [E3.13] [A5.1] a sequence, a BRANCH on 2^53 + 1 and a PARALLEL run to SUCCEEDED with the exact output', async () => {
       const amount = { kind: 'number', text: '9007199254740993' };
       const { instance } = await client.instances.start('order', { input: { amount } });
       const done = await settled(instance.id);
@@ -179,7 +179,7 @@ forEachDialect((dialect) => {
       assert.equal(approve.status, 'SKIPPED');
     });
 
-    test('[A2.5] a 1 s TIMER fires on DB time within a second of falling due, then the next TASK runs', async () => {
+    test('[A2.5] [A5.1] a 1 s TIMER fires on DB time within a second of falling due, then the next TASK runs', async () => {
       const { instance } = await client.instances.start('napping', { input: {} });
       const done = await settled(instance.id);
       assert.equal(done.status, 'SUCCEEDED');

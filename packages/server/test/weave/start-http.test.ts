@@ -11,6 +11,7 @@ import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { refusal } from '../support/refusal.js';
+import { waitFor } from '../support/wait-for.js';
 
 const EMPTY = {
   schema_version: 1,
@@ -85,7 +86,7 @@ forEachDialect((dialect) => {
     });
     after(() => t.close());
 
-    test('[A2.8] an empty workflow completes inside admission: SUCCEEDED at revision "2", outcome on the stream', async () => {
+    test('[A2.8] [A2.9] an empty workflow completes inside admission: SUCCEEDED at revision "2", outcome on the stream', async () => {
       const { instance } = await client.instances.start('empty', { input: {} });
       assert.equal(instance.status, 'SUCCEEDED');
       assert.equal(instance.revision, '2');
@@ -130,7 +131,7 @@ forEachDialect((dialect) => {
       assert.ok(steps.every((s) => s.current_activation_id !== null));
     });
 
-    test('[A2.1] [A2.7] a TASK workflow is RUNNING: its task is owned by the activation, exact input, deadline within the instance', async () => {
+    test('[A2.1] [A2.7] [E1.3] a TASK workflow is RUNNING: its task is owned by the activation, exact input, deadline within the instance', async () => {
       const { instance } = await client.instances.start('charge', {
         input: { amount: { kind: 'number', text: '12345678901234567890.5' } },
       });
@@ -152,7 +153,7 @@ forEachDialect((dialect) => {
       assert.ok(Date.parse(full.deadline_at) <= Date.parse(instance.deadline_at));
     });
 
-    test('[A1.2] [A3.5] a replay answers the frozen receipt; the same key with another input is 409', async () => {
+    test('[A1.2] [A3.5] [E4.1] a replay answers the frozen receipt; the same key with another input is 409', async () => {
       const body = { input: { amount: 5 }, business_key: 'order 7 ' };
       const first = await client.requestRaw('POST', '/workflows/charge/instances', {
         body,
@@ -209,7 +210,78 @@ forEachDialect((dialect) => {
       assert.equal(ok.instance.business_key, 'k'.repeat(191));
     });
 
-    test('[A1.1] [A3.6] rights: publishing is not starting; a TASK workflow needs tasks:submit; reading needs workflows:read', async () => {
+    test('[A3.5] [A2.9] after the instance moved on, Get shows the current view and a Start replay the view frozen at admission', async () => {
+      await client.createQueue({ name: 'moves', application: 'app' });
+      await client.workflows.publish({
+        schema_version: 1,
+        name: 'moves',
+        steps: [{ id: 'one', kind: 'TASK', queue: 'moves', input: { op: 'one' } }],
+      });
+      const first = await client.requestRaw('POST', '/workflows/moves/instances', {
+        body: { input: {} },
+        idempotencyKey: 'moves-1',
+      });
+      assert.equal(first.status, 201);
+      const admitted = (
+        first.body as { instance: { id: string; status: string; revision: string } }
+      ).instance;
+      assert.equal(admitted.status, 'RUNNING');
+      assert.equal(admitted.revision, '2');
+      const { tasks } = await client.claimTasks('moves', { worker_id: 'w', max_tasks: 1 });
+      const [claimed] = tasks;
+      assert.ok(claimed);
+      await client.completeAttempt(claimed.task_id, claimed.attempt_id, claimed.permit, {
+        outcome: 'succeeded',
+        result: { done: true },
+      });
+      const current = await waitFor(async () => {
+        const { instance } = await client.instances.get(admitted.id);
+        return instance.status === 'SUCCEEDED' ? instance : undefined;
+      });
+      assert.ok(
+        BigInt(current.revision) > 2n,
+        `the runner moved it on (revision ${current.revision})`,
+      );
+      assert.deepEqual(current.output, { done: true });
+
+      const replay = await client.requestRaw('POST', '/workflows/moves/instances', {
+        body: { input: {} },
+        idempotencyKey: 'moves-1',
+      });
+      assert.equal(replay.status, 201);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(replay.body, first.body, 'the replay is the view at admission');
+      assert.equal((await client.instances.get(admitted.id)).instance.revision, current.revision);
+    });
+
+    test('[A4.2] a business key of exactly 191 characters, trailing spaces included, is kept byte for byte; 192 are refused with no row written; it is no idempotency key', async () => {
+      // 191 code points: 100 BMP, 88 astral (two UTF-16 units each) and 3 trailing spaces.
+      const key = `${'键'.repeat(100)}${'🦄'.repeat(88)}   `;
+      assert.equal([...key].length, 191);
+      const before = await counts();
+      const long = await refusal(
+        client.instances.start('charge', { input: { amount: 1 }, business_key: `${key} ` }),
+      );
+      assert.equal(long.status, 400);
+      assert.equal(long.details.path, '$.business_key');
+      assert.deepEqual(await counts(), before, 'the refused Start wrote nothing');
+
+      const a = await client.instances.start('charge', { input: { amount: 1 }, business_key: key });
+      const b = await client.instances.start('charge', { input: { amount: 1 }, business_key: key });
+      assert.notEqual(a.instance.id, b.instance.id, 'the same business key is another instance');
+      for (const started of [a, b]) {
+        assert.equal(started.instance.business_key, key);
+        assert.equal((await client.instances.get(started.instance.id)).instance.business_key, key);
+        const row = await t.server.database.kysely
+          .selectFrom('weave_instances')
+          .select('business_key')
+          .where('id', '=', started.instance.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(Buffer.compare(Buffer.from(row.business_key ?? ''), Buffer.from(key)), 0);
+      }
+    });
+
+    test('[A1.1] [A3.6] [E4.1] rights: publishing is not starting; a TASK workflow needs tasks:submit; reading needs workflows:read', async () => {
       const publisher = t.clientFor('ns', await t.keyWith('ns', ['workflows:publish']));
       assert.equal((await refusal(publisher.instances.start('nap', { input: {} }))).status, 403);
       const starter = t.clientFor('ns', await t.keyWith('ns', ['workflows:start']));

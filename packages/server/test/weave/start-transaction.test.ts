@@ -84,7 +84,13 @@ forEachDialect((dialect) => {
     const dbNow = () => withTx(t.server.database, (tx) => Promise.resolve(tx.now));
 
     before(async () => {
-      t = await startTestServer(dialect, { sweepIntervalMs: false, scheduleIntervalMs: false });
+      // No inbox consumer: these tests read what the Start transaction left, and a consumer
+      // would continue a pending advance within its 250 ms scan (consumer.test.ts runs that).
+      t = await startTestServer(dialect, {
+        sweepIntervalMs: false,
+        scheduleIntervalMs: false,
+        inboxIntervalMs: false,
+      });
       client = t.admin;
       const all = await db().introspection.getTables();
       tables = [
@@ -126,7 +132,7 @@ forEachDialect((dialect) => {
       assert.equal(await rowsOf('weave_activations', id), 5, '$root, the PARALLEL, 3 TASKs');
     });
 
-    test('[A1.7] the application quota, shared by its queues, refuses the whole graph; the same key succeeds once it is raised', async () => {
+    test('[A1.7] [E4.3] the application quota, shared by its queues, refuses the whole graph; the same key succeeds once it is raised', async () => {
       await client.createApplication({ name: 'tight', quota: { max_active_tasks: 2 } });
       await client.createQueue({ name: 'tight-q', application: 'tight' });
       await client.createQueue({ name: 'tight-r', application: 'tight' });
@@ -174,7 +180,7 @@ forEachDialect((dialect) => {
       assert.equal(resumed.tasks.length, 1);
     });
 
-    test('[A1.3] a version whose queue was never created is 404 at $.workflow and writes nothing', async () => {
+    test('[A1.3] [E4.1] a version whose queue was never created is 404 at $.workflow and writes nothing', async () => {
       await client.workflows.publish({
         schema_version: 1,
         name: 'ghost',
@@ -298,7 +304,7 @@ forEachDialect((dialect) => {
       }
     });
 
-    test('[A1.5] [A1.8] deadlines come from DB time: instance + timeout; tasks and waits never past it', async () => {
+    test('[A1.5] [A1.8] [E4.1] deadlines come from DB time: instance + timeout; tasks and waits never past it', async () => {
       await client.workflows.publish({
         schema_version: 1,
         name: 'timed',
@@ -355,7 +361,7 @@ forEachDialect((dialect) => {
       );
     });
 
-    test('[A1.6] one transaction writes gate, instance, every step and $root, activations, tasks, waits, the poll round, history, audit and receipt', async () => {
+    test('[A1.6] [E4.1] one transaction writes gate, instance, every step and $root, activations, tasks, waits, the poll round, history, audit and receipt', async () => {
       await client.workflows.publish({
         schema_version: 1,
         name: 'graph',

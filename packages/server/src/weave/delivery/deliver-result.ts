@@ -1,6 +1,6 @@
 /**
  * Weave's step of the result transaction, seed 000 §1 steps 4–5 (runtime.md §3.1): for a
- * workflow task (`owner_kind` = activation or poll round, E1.3) a read-only ownership check of
+ * workflow task (`owner_kind = workflow_activation`, E1.3) a read-only ownership check of
  * activation, step, instance, gate and version (E1.4, E1.9), then the `weave_inbox` row with its
  * frozen `schema_version = 1` snapshot (E2.1, E2.2). A lost association refuses the task result:
  * the whole result transaction rolls back (E2.8). Whether the activation is still current is not
@@ -13,9 +13,12 @@ import { WeaveError } from '../../errors.js';
 import { toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 
-/** Task owners (`tasks.owner_kind`, E1.3). */
+/**
+ * The owner of every workflow task (`tasks.owner_kind`, E1.3): `owner_id` is its activation. A
+ * TASK activation names its task in `task_id`; a POLL activation's query tasks are named by its
+ * rounds (`weave_poll_rounds.task_id`).
+ */
 export const OWNER_ACTIVATION = 'workflow_activation';
-export const OWNER_POLL_ROUND = 'workflow_poll_round';
 /** The frozen snapshot's bound (seed 000 §2, E2.2). */
 export const MAX_SNAPSHOT_BYTES = 512 * 1024;
 /** Wakes this node's inbox consumer after a result commits (`tx.wakeUps`). */
@@ -49,32 +52,17 @@ function lost(result: TaskResultForWorkflow, why: string): never {
   });
 }
 
-/** The activation a task belongs to: its owner, or its poll round's activation. */
-async function activationOf(tx: Tx, result: TaskResultForWorkflow, ownerId: string) {
-  if (result.ownerKind === OWNER_ACTIVATION) {
-    return { activationId: ownerId, roundId: null };
-  }
-  if (result.ownerKind !== OWNER_POLL_ROUND) {
+/**
+ * Reads only (E1.9): activation, step, instance, gate and the version of the same digest, and for
+ * a POLL activation the round that names this task — one statement, each table on the namespace.
+ */
+async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner> {
+  if (result.ownerKind !== OWNER_ACTIVATION) {
     lost(result, `unknown owner ${result.ownerKind}`);
   }
-  const round = await tx.db
-    .selectFrom('weave_poll_rounds')
-    .select(['activation_id', 'task_id'])
-    .where('namespace_id', '=', result.namespaceId)
-    .where('id', '=', ownerId)
-    .executeTakeFirst();
-  if (round === undefined || toId(round.task_id ?? 0) !== result.taskId) {
-    lost(result, 'the poll round does not own this task');
-  }
-  return { activationId: toId(round.activation_id), roundId: ownerId };
-}
-
-/** Reads only (E1.9): activation, step, instance, gate and the version of the same digest. */
-async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner> {
   if (result.ownerId === null) {
     lost(result, 'no owner id');
   }
-  const { activationId, roundId } = await activationOf(tx, result, result.ownerId);
   const ns = result.namespaceId;
   const row = await tx.db
     .selectFrom('weave_activations as a')
@@ -96,19 +84,34 @@ async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner>
         .onRef('v.definition_id', '=', 'i.definition_id')
         .on('v.namespace_id', '=', ns),
     )
-    .select(['a.instance_id', 'a.task_id', 's.revision', 'i.digest', 'v.digest as version_digest'])
+    .leftJoin('weave_poll_rounds as r', (j) =>
+      j
+        .onRef('r.activation_id', '=', 'a.id')
+        .on('r.namespace_id', '=', ns)
+        .on('r.task_id', '=', result.taskId),
+    )
+    .select([
+      'a.instance_id',
+      'a.kind',
+      'a.task_id',
+      's.revision',
+      'i.digest',
+      'v.digest as version_digest',
+      'r.id as round_id',
+    ])
     .where('a.namespace_id', '=', ns)
-    .where('a.id', '=', activationId)
+    .where('a.id', '=', result.ownerId)
     .executeTakeFirst();
   if (row === undefined || row.digest !== row.version_digest) {
     lost(result, 'no activation, step, instance, gate or version of the same digest');
   }
-  if (roundId === null && toId(row.task_id ?? 0) !== result.taskId) {
+  const roundId = row.round_id === null ? null : toId(row.round_id);
+  if (row.kind === 'POLL' ? roundId === null : toId(row.task_id ?? 0) !== result.taskId) {
     lost(result, 'the activation does not own this task');
   }
   return {
     instanceId: toId(row.instance_id),
-    activationId,
+    activationId: result.ownerId,
     roundId,
     stepRevision: BigInt(row.revision),
   };

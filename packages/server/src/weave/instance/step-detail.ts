@@ -21,7 +21,7 @@ import type { Tx } from '../../store/with-tx.js';
 import type { Activation, PollRound, StepRow, Wait } from '../model/rows.js';
 import { toActivation, toPollRound, toStepRow, toWait } from '../model/rows.js';
 import { toState } from '../model/states.js';
-import { OWNER_ACTIVATION, OWNER_POLL_ROUND } from '../delivery/deliver-result.js';
+import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
 
 export interface AttemptLine {
   readonly id: string;
@@ -138,7 +138,7 @@ export async function readStepDetail(
   }
   for (const r of rounds) {
     if (r.taskId !== null) {
-      owners.set(r.taskId, { kind: OWNER_POLL_ROUND, id: r.id });
+      owners.set(r.taskId, { kind: OWNER_ACTIVATION, id: r.activationId });
     }
   }
   const tasks = await readTasks(tx, namespaceId, [...owners.keys()]);

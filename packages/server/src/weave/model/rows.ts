@@ -4,9 +4,11 @@
  *   门控 gate → weave_gates → Gate (OPEN lets new work start, E4.4)
  *   步骤 step → weave_steps, one per static step plus `$root` → StepRow ↔ the engine's StepState
  *     (snapshot-rows.ts)
- *   激活 activation → weave_activations → Activation (owns its TASK's task: tasks.owner_id)
+ *   激活 activation → weave_activations → Activation (owns its tasks: tasks.owner_id; a TASK's
+ *     is its task_id)
  *   等待 wait → weave_waits → Wait (TIMER, SIGNAL, POLL final signal or deadline)
- *   轮次 poll round → weave_poll_rounds → PollRound (owns its POLL query task)
+ *   轮次 poll round → weave_poll_rounds → PollRound (names its POLL query task, owned by the
+ *     activation)
  *   内部结果事件 inbox event → weave_inbox → InboxEvent; its 冻结快照 frozen snapshot is the
  *     `snapshot` text
  *   待续记录 pending advance → weave_pending_advances → PendingAdvance, with its 检查点 checkpoint
@@ -327,29 +329,52 @@ export function toPollRound(row: WeaveRow<'weave_poll_rounds'>): PollRound {
  * but QUARANTINED (E2.4), and only the consumer's checks may decide that.
  */
 export interface InboxEvent {
+  /** 内部结果事件ID */
   readonly id: string;
+  /** 所属命名空间ID（由本行固定） */
   readonly namespaceId: string;
+  /** 目标流程实例ID（由本行固定） */
   readonly instanceId: string;
+  /** 事件标识 task.<任务ID>.<任务版本>；命名空间内唯一 */
   readonly eventId: string;
-  /** Kept as stored: an unknown type is the consumer's SNAPSHOT_INVALID, not a mapping error. */
+  /**
+   * 事件类型，按存储原样保留: an unknown type is the consumer's SNAPSHOT_INVALID, not a mapping
+   * error.
+   */
   readonly type: string;
+  /** 已知的事件类型（task.succeeded/failed/cancelled/needs_review），未知为 null */
   readonly knownType: InboxEventType | null;
+  /** 来源任务ID（E2.1） */
   readonly sourceTaskId: string | null;
+  /** 来源激活ID：事件发生时的流程激活（任务的 owner_id） */
   readonly sourceActivationId: string | null;
+  /** 来源任务的状态版本，大于0 */
   readonly sourceRevision: bigint | null;
+  /** 归属检查找到的 POLL 轮次ID */
   readonly sourceRoundId: string | null;
+  /** 生产方读到的步骤版本（仅供追踪） */
   readonly sourceStepRevision: bigint | null;
-  /** The frozen snapshot text, unparsed. */
+  /** 冻结的结果快照JSON文本（schema_version = 1），不解析、原样保留 */
   readonly snapshot: string | null;
+  /** 处理状态：PENDING/PROCESSED/QUARANTINED */
   readonly state: InboxState;
+  /** PROCESSED 时的结论：APPLIED/STALE */
   readonly outcome: InboxOutcome | null;
+  /** 扫描最早可领取时间（Unix微秒） */
   readonly availableAt: Micros;
+  /** 租约持有者（节点ID） */
   readonly leaseOwner: string | null;
+  /** 租约到期时间（Unix微秒） */
   readonly leaseUntil: Micros | null;
+  /** 代次：每次移交租约加一；隔离时保留 */
   readonly generation: bigint;
+  /** 消费失败次数 */
   readonly failures: number;
+  /** 隔离原因或最近一次消费失败的错误码 */
   readonly errorCode: string | null;
+  /** 写入时间（Unix微秒） */
   readonly createdAt: Micros;
+  /** 消费或隔离的时间（Unix微秒） */
   readonly processedAt: Micros | null;
 }
 

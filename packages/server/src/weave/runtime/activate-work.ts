@@ -22,7 +22,7 @@ import { DEFAULT_RETRY_POLICY } from '../../pulse/retry-policy.js';
 import type { RetryPolicy } from '../../pulse/retry-policy.js';
 import type { OwnedTask } from '../../pulse/submit-owned.js';
 import { submitOwnedTasks } from '../../pulse/submit-owned.js';
-import { OWNER_ACTIVATION, OWNER_POLL_ROUND } from '../delivery/deliver-result.js';
+import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
 import type { WeaveWaitsTable } from '../../store/schema.js';
 import type { Micros } from '../../store/values.js';
 import { toId } from '../../store/values.js';
@@ -233,7 +233,8 @@ async function submitTasks(
           ? pollDeadline
           : earlier(tx.now + BigInt(d.taskTimeoutMs) * US_PER_MS, pollDeadline),
       retry: DEFAULT_RETRY_POLICY,
-      owner: { kind: OWNER_POLL_ROUND, id: idOf(ids.roundIds, d.stepId) },
+      // Owned by the POLL's activation, named by its round (E1.3).
+      owner: { kind: OWNER_ACTIVATION, id: idOf(ids.activationIds, d.stepId) },
     };
   });
   const tasks = await submitOwnedTasks(tx, ctx.namespaceId, specs);

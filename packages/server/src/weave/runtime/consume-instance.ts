@@ -419,18 +419,16 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
     await insertAdvance(tx, round);
   }
   await ackRows(tx, ns, settlements);
-  // The cause: a leaf this round failed, else one an earlier round failed (its row keeps it).
-  const leaves = [
-    ...[...settlements.errors].map(([stepId, e]) => ({ ...e, stepId })),
-    ...round.steps.flatMap((s) =>
-      LEAVES.has(s.kind) && s.status === 'FAILED' && s.errorCode !== null
-        ? [{ code: s.errorCode, message: s.errorMessage ?? '', stepId: s.stepId }]
-        : [],
-    ),
-  ];
+  const leaves = [...settlements.errors].map(([stepId, e]) => ({ ...e, stepId }));
+  // Steps that failed in an earlier round (a failure whose sibling was still running, E4.6).
+  const earlier = round.steps.flatMap((s) =>
+    s.errorCode === null
+      ? []
+      : [{ code: s.errorCode, message: s.errorMessage ?? '', stepId: s.stepId }],
+  );
   const failure =
     status.status === 'FAILED'
-      ? causeOf(decisions, leaves)
+      ? causeOf(decisions, leaves, earlier)
       : status.status === 'TIMED_OUT'
         ? DEADLINE_EXCEEDED
         : undefined;

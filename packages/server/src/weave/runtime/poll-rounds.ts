@@ -11,7 +11,7 @@ import { DEFAULT_RETRY_POLICY } from '../../pulse/retry-policy.js';
 import { submitOwnedTasks } from '../../pulse/submit-owned.js';
 import type { Micros } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
-import { OWNER_POLL_ROUND } from '../delivery/deliver-result.js';
+import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
 import type { Activation, PollRound, StepRow } from '../model/rows.js';
 import type { RoundQueue } from './activate-work.js';
 import type { HistoryEntry } from './history.js';
@@ -99,7 +99,8 @@ export async function startPollRounds(
       idempotent: true,
       deadlineAt: earliest(byTask, poll.deadlineAt, ctx.deadlineAt),
       retry: DEFAULT_RETRY_POLICY,
-      owner: { kind: OWNER_POLL_ROUND, id: round.id },
+      // Owned by the POLL activation, as round 1's (E1.3); the round names the task.
+      owner: { kind: OWNER_ACTIVATION, id: activation.id },
     };
   });
   const tasks = await submitOwnedTasks(tx, ctx.namespaceId, specs);

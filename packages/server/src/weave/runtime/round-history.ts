@@ -3,6 +3,7 @@
  * (runtime.md §4.5): one entry per decision, `instance.<status>` when the round ends the
  * instance, and the cause a FAILED instance reports (Deliver 7).
  */
+import { ROOT_STEP_ID } from '@weave/engine';
 import type { Decision, FailDecision } from '@weave/engine';
 import type { InstanceStatusResult } from '../model/instance-status.js';
 import type { HistoryEntry } from './history.js';
@@ -15,23 +16,51 @@ export interface Cause {
 
 /**
  * The cause a FAILED instance reports (Deliver 7): the failure of the step whose data broke a
- * rule, else the leaf the round settled as failed (a task's own code and message), never the
- * `child_failed` of the composites above it unless nothing else is known.
+ * rule, else the leaf found by following `child_failed` down from `$root` — through this round's
+ * FAIL decisions to a leaf this round settled (`leaves`) or one that failed in an earlier round
+ * (`earlier`, from the step rows: a failure whose running sibling settled later, E4.6) — else
+ * the leaf this round settled, never the `child_failed` of the composites above it unless
+ * nothing else is known.
  */
 export function causeOf(
   decisions: readonly Decision[],
   leaves: readonly Cause[] = [],
+  earlier: readonly Cause[] = [],
 ): Cause | undefined {
   const fails = decisions.filter((d): d is FailDecision => d.kind === 'FAIL');
   const own = fails.find((d) => d.error.code !== 'child_failed' && d.error.code !== 'aborted');
   const [leaf] = leaves;
   const cause = own ?? fails[fails.length - 1];
+  if (own === undefined) {
+    const found = followFailure(fails, [...leaves, ...earlier]);
+    if (found !== undefined) {
+      return found;
+    }
+  }
   if (own === undefined && leaf !== undefined) {
     return leaf;
   }
   return cause === undefined
     ? undefined
     : { code: cause.error.code, message: cause.error.message, stepId: cause.stepId };
+}
+
+/** From `$root`'s FAIL down its `child_failed` chain to a step failed outside this round. */
+function followFailure(fails: readonly FailDecision[], known: readonly Cause[]): Cause | undefined {
+  const failing = new Map(fails.map((d) => [d.stepId, d]));
+  const settled = new Map(known.map((c) => [c.stepId, c]));
+  let at = failing.get(ROOT_STEP_ID);
+  for (let hop = 0; at !== undefined && hop <= fails.length; hop++) {
+    const child = at.error.code === 'child_failed' ? at.error.stepId : undefined;
+    if (child === undefined) {
+      return undefined;
+    }
+    at = failing.get(child);
+    if (at === undefined) {
+      return settled.get(child);
+    }
+  }
+  return undefined;
 }
 
 /** `instance.admitted` at revision 1, then one entry per decision at 2 (A2.9), then the end. */
