@@ -26,6 +26,8 @@ export const INBOX_INTERVAL_MS = 250;
 const PAGE = 50;
 /** Failed consumes of a row before it is QUARANTINED `PLAN_REJECTED` (runtime.md §3.2). */
 export const MAX_FAILURES = 5;
+/** Consumer transactions at a time (MariaDB/MySQL): a fraction of the pool's connections. */
+const PARALLEL = 4;
 /** Back-off after a failed consume. */
 const BACKOFF_US = 1_000_000n;
 
@@ -33,6 +35,8 @@ export interface InboxConsumerOptions {
   readonly database: Database;
   readonly notifier: TaskNotifier;
   readonly intervalMs?: number;
+  /** Consumer transactions at a time on MariaDB/MySQL (default 4; SQLite: 1). */
+  readonly parallel?: number;
   readonly onError?: ((error: unknown) => void) | undefined;
 }
 
@@ -141,14 +145,19 @@ async function recordFailure(database: Database, ref: InstanceRef, error: unknow
   });
 }
 
-/** One pass: true when something was consumed (look again at once). */
+/**
+ * One pass: the found instances consumed by up to `parallel` transactions at a time (each holds
+ * one instance row; they meet only on the quota and stream rows, taken last in one order, so
+ * they cannot deadlock each other). True when something was consumed (look again at once).
+ */
 async function pass(
   options: InboxConsumerOptions,
   found: Discovery,
   programs: ProgramCache,
 ): Promise<boolean> {
   let worked = false;
-  for (const ref of found.refs) {
+  const queue = [...found.refs];
+  const one = async (ref: InstanceRef) => {
     try {
       const done = await withTx(options.database, async (tx) => {
         const consumed = await consumeInstance(tx, ref, programs);
@@ -166,8 +175,20 @@ async function pass(
         await recordFailure(options.database, ref, e);
       }
     }
-  }
+  };
+  const lane = async () => {
+    for (let ref = queue.shift(); ref !== undefined; ref = queue.shift()) {
+      await one(ref);
+    }
+  };
+  const lanes = Math.max(1, Math.min(parallelOf(options), queue.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
   return worked;
+}
+
+/** SQLite has one writer: more lanes would only queue on its lock. */
+function parallelOf(options: InboxConsumerOptions): number {
+  return options.database.dialect.name === 'sqlite' ? 1 : (options.parallel ?? PARALLEL);
 }
 
 export function startInboxConsumer(options: InboxConsumerOptions): InboxConsumer {
