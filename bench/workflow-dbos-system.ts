@@ -35,6 +35,7 @@ export class DbosSystem implements BenchSystem {
   #next = 0;
   /** `xact_commit` per second while idle (DBOS's own background work), measured after warm-up. */
   idleCommitsPerSecond = 0;
+  #idleFsyncsPerSecond = 0;
 
   get info(): SystemInfo {
     return { name: `DBOS ${this.#version}`, kind: 'dbos', durability: this.#durability };
@@ -91,15 +92,17 @@ export class DbosSystem implements BenchSystem {
     });
   }
 
-  async #commits(): Promise<number> {
+  /** `xact_commit` of the bench database and the cluster's `wal_sync`, once settled. */
+  async #counters(): Promise<{ commits: number; fsyncs: number }> {
     await sleep(STATS_SETTLE_MS);
     return this.#admin(async (c) => {
       await c.query('SELECT pg_stat_clear_snapshot()');
-      const r = await c.query<{ n: string }>(
-        'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1',
+      const r = await c.query<{ n: string; syncs: string }>(
+        'SELECT xact_commit AS n, (SELECT wal_sync FROM pg_stat_wal) AS syncs ' +
+          'FROM pg_stat_database WHERE datname = $1',
         [this.#dbName],
       );
-      return Number(r.rows[0]?.n);
+      return { commits: Number(r.rows[0]?.n), fsyncs: Number(r.rows[0]?.syncs) };
     });
   }
 
@@ -110,15 +113,17 @@ export class DbosSystem implements BenchSystem {
     if (!answer.warmed) {
       throw new Error(`DBOS warm-up failed: ${answer.error ?? ''}`);
     }
-    const a = await this.#commits();
+    const a = await this.#counters();
     const t0 = Date.now();
     await sleep(3_000);
-    const b = await this.#commits();
-    this.idleCommitsPerSecond = (b - a) / ((Date.now() - t0) / 1000);
+    const b = await this.#counters();
+    const seconds = (Date.now() - t0) / 1000;
+    this.idleCommitsPerSecond = (b.commits - a.commits) / seconds;
+    this.#idleFsyncsPerSecond = (b.fsyncs - a.fsyncs) / seconds;
   }
 
   async run(scenario: ScenarioId, sizes: Sizes): Promise<ScenarioResult> {
-    const before = await this.#commits();
+    const before = await this.#counters();
     const t0 = Date.now();
     const id = ++this.#next;
     const answer = await this.#message<{ run?: DbosRun; error?: string }>(
@@ -128,9 +133,11 @@ export class DbosSystem implements BenchSystem {
     if (answer.run === undefined) {
       throw new Error(`DBOS ${scenario} failed: ${answer.error ?? ''}`);
     }
-    const after = await this.#commits();
-    // Less DBOS's idle background commits over the same time (the settle waits included).
-    const idle = this.idleCommitsPerSecond * ((Date.now() - t0) / 1000);
+    const after = await this.#counters();
+    // Less DBOS's idle background work over the same time (the settle waits included).
+    const seconds = (Date.now() - t0) / 1000;
+    const idle = this.idleCommitsPerSecond * seconds;
+    const idleSyncs = this.#idleFsyncsPerSecond * seconds;
     const r = answer.run;
     const perInstance =
       scenario === 's2'
@@ -150,7 +157,10 @@ export class DbosSystem implements BenchSystem {
       ...(r.stepMs === undefined ? {} : { stepMs: r.stepMs }),
       ...(r.latenessMs === undefined ? {} : { latenessMs: r.latenessMs }),
       ...(r.startPhaseMs === undefined ? {} : { startPhaseMs: r.startPhaseMs }),
-      counters: { commits: Math.max(0, after - before - idle) },
+      counters: {
+        commits: Math.max(0, after.commits - before.commits - idle),
+        fsyncs: Math.max(0, after.fsyncs - before.fsyncs - idleSyncs),
+      },
       processCpuMs: r.processCpuMs,
     };
   }

@@ -4,7 +4,7 @@
  * a scratch table) — the floor under every figure that waits for commits in sequence.
  */
 import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +25,21 @@ export interface Machine {
   readonly postgres: string;
   /** Mean ms of one durable autocommit INSERT, one client. */
   readonly commitMs: { mariadb?: number; postgres?: number; sqlite?: number };
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc; 0 if unreadable. */
+export function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) {
+    return 0;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) — utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 export function load(): string {

@@ -23,6 +23,11 @@ export interface Counters {
   readonly handlerCommit?: number;
   /** MariaDB `Com_commit` (global). */
   readonly comCommit?: number;
+  /**
+   * Durable flushes: MariaDB `Innodb_data_fsyncs` (global, redo log and data files), PostgreSQL
+   * `pg_stat_wal.wal_sync` (the whole cluster). Several commits can share one (group commit).
+   */
+  readonly fsyncs?: number;
   /** MariaDB `Innodb_row_lock_waits` and `Innodb_row_lock_time` (ms), global. */
   readonly rowLockWaits?: number;
   readonly rowLockMs?: number;
@@ -52,6 +57,15 @@ export interface ScenarioResult {
   readonly server?: ServerStats;
   /** DBOS: CPU of its one process (engine, steps and clients). */
   readonly processCpuMs?: number;
+  /**
+   * Weave MariaDB: lock waits seen by sampling `information_schema.INNODB_LOCK_WAITS` every
+   * 100 ms during the scenario — waiting transactions summed over the samples, by the table and
+   * index of the lock they wait for.
+   */
+  readonly lockWaits?: Readonly<Record<string, number>>;
+  readonly lockSamples?: number;
+  /** Weave: CPU (ms) of the server process, all worker processes and this harness. */
+  readonly cpuMs?: { readonly server: number; readonly workers: number; readonly harness: number };
 }
 
 export interface SystemInfo {

@@ -28,6 +28,7 @@ import {
   TIMERS,
   s4Definition,
 } from './workflow-defs.js';
+import { cpuMsOf } from './workflow-machine.js';
 import type { WorkflowWorkerConfig } from './workflow-worker.js';
 import type { ServerStats } from './workflow-server.js';
 import type {
@@ -369,7 +370,7 @@ export class WeaveSystem implements BenchSystem {
     }
     const [rows] = await this.#admin.query<RowDataPacket[]>(
       "SHOW GLOBAL STATUS WHERE Variable_name IN ('Handler_commit', 'Com_commit', " +
-        "'Innodb_row_lock_waits', 'Innodb_row_lock_time')",
+        "'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Innodb_data_fsyncs')",
     );
     const get = (name: string) => Number(rows.find((r) => r.Variable_name === name)?.Value);
     return {
@@ -377,6 +378,7 @@ export class WeaveSystem implements BenchSystem {
       comCommit: get('Com_commit'),
       rowLockWaits: get('Innodb_row_lock_waits'),
       rowLockMs: get('Innodb_row_lock_time'),
+      fsyncs: get('Innodb_data_fsyncs'),
     };
   }
 
@@ -413,7 +415,11 @@ export class WeaveSystem implements BenchSystem {
     }
     await this.#ask('reset', 'reset');
     const before = await this.#counters();
+    const cpuBefore = this.#cpu();
+    const sampler = this.#sampleLocks();
     const run = await withTimeout(this.#drive(scenario, sizes), SCENARIO_TIMEOUT_MS, scenario);
+    const locks = await sampler.stop();
+    const cpuAfter = this.#cpu();
     const server = await this.#serverStats();
     const after = await this.#counters();
     const counters: Counters = {
@@ -425,6 +431,7 @@ export class WeaveSystem implements BenchSystem {
             comCommit: (after.comCommit ?? 0) - (before.comCommit ?? 0),
             rowLockWaits: (after.rowLockWaits ?? 0) - (before.rowLockWaits ?? 0),
             rowLockMs: (after.rowLockMs ?? 0) - (before.rowLockMs ?? 0),
+            fsyncs: (after.fsyncs ?? 0) - (before.fsyncs ?? 0),
           }),
     };
     const workflow =
@@ -446,6 +453,61 @@ export class WeaveSystem implements BenchSystem {
       ...figures,
       counters,
       ...(server === undefined ? {} : { server }),
+      ...(locks === undefined ? {} : { lockWaits: locks.waits, lockSamples: locks.samples }),
+      cpuMs: {
+        server: cpuAfter.server - cpuBefore.server,
+        workers: cpuAfter.workers - cpuBefore.workers,
+        harness: cpuAfter.harness - cpuBefore.harness,
+      },
+    };
+  }
+
+  /** MariaDB: every 100 ms, which locks of the bench database transactions wait for. */
+  #sampleLocks(): {
+    stop(): Promise<{ waits: Record<string, number>; samples: number } | undefined>;
+  } {
+    const admin = this.#admin;
+    if (admin === undefined) {
+      return { stop: () => Promise.resolve(undefined) };
+    }
+    const waits: Record<string, number> = {};
+    let samples = 0;
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        const [rows] = await admin.query<RowDataPacket[]>(
+          `SELECT l.lock_table AS t, l.lock_index AS i, COUNT(*) AS n
+           FROM information_schema.INNODB_LOCK_WAITS w
+           JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.requested_lock_id
+           WHERE l.lock_table LIKE ? GROUP BY l.lock_table, l.lock_index`,
+          [`\`${this.#dbName}\`.%`],
+        );
+        samples++;
+        for (const r of rows) {
+          const table = String(r.t)
+            .replace(/^`[^`]*`\./, '')
+            .replace(/`/g, '');
+          const key = `${table} (${String(r.i)})`;
+          waits[key] = (waits[key] ?? 0) + Number(r.n);
+        }
+        await sleep(100);
+      }
+    })();
+    return {
+      async stop() {
+        running = false;
+        await loop;
+        return { waits, samples };
+      },
+    };
+  }
+
+  #cpu(): { server: number; workers: number; harness: number } {
+    const own = process.cpuUsage();
+    return {
+      server: cpuMsOf(this.#server?.pid),
+      workers: this.#workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0),
+      harness: (own.user + own.system) / 1000,
     };
   }
 

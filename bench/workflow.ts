@@ -175,14 +175,28 @@ function per(value: number | undefined, transitions: number): number | undefined
 function commitCells(r: ScenarioResult): string[] {
   return [
     fixed(per(r.counters.commits, r.transitions), 2),
+    fixed(per(writeCommits(r), r.transitions), 2),
+    fixed(per(r.counters.fsyncs, r.transitions), 2),
     fixed(per(r.counters.handlerCommit, r.transitions), 2),
     fixed(per(r.counters.comCommit, r.transitions), 2),
     fixed(per(r.server?.roundTrips, r.transitions), 1),
   ];
 }
 
+/** Weave: transactions that wrote (start, claim, complete, consume, other). */
+function writeCommits(r: ScenarioResult): number | undefined {
+  const kinds = r.server?.kinds;
+  if (kinds === undefined) {
+    return undefined;
+  }
+  const writing: readonly TxKind[] = ['start', 'claim', 'complete', 'consume', 'other'];
+  return writing.reduce((sum, kind) => sum + (kinds[kind]?.count ?? 0), 0);
+}
+
 const COMMIT_HEADER = [
   'commits/transition',
+  'write tx/tr.',
+  'fsyncs/tr.',
   'Handler_commit/tr.',
   'Com_commit/tr.',
   'round trips/tr.',
@@ -306,6 +320,8 @@ function timerTable(runs: readonly SystemRun[]): string {
       'p99 × DBOS',
       'last end (s)',
       'commits/instance',
+      'write tx/inst.',
+      'fsyncs/inst.',
       'Handler_commit/inst.',
       'Com_commit/inst.',
     ],
@@ -322,6 +338,8 @@ function timerTable(runs: readonly SystemRun[]): string {
         run.info.kind === 'dbos' ? '' : times(q.p99, dbos.p99),
         fixed(r.wallMs / 1000, 2),
         fixed(per(r.counters.commits, r.instances), 2),
+        fixed(per(writeCommits(r), r.instances), 2),
+        fixed(per(r.counters.fsyncs, r.instances), 2),
         fixed(per(r.counters.handlerCommit, r.instances), 2),
         fixed(per(r.counters.comCommit, r.instances), 2),
       ];
@@ -489,9 +507,13 @@ function report(machine: Machine, options: Options, runs: readonly SystemRun[]):
       `${options.workers} worker processes (SDK Worker, default options: concurrency 10 each).`,
     `S3 workflow: ${S3_SHAPE}.`,
     `A ${TRANSITION_DEFINITION}.`,
-    'commits/transition: COMMIT statements counted at the Weave server (both dialects) or ' +
-      'PostgreSQL xact_commit of the DBOS database (less its idle rate); Handler_commit and ' +
-      'Com_commit are MariaDB global counters; round trips = driver calls of the Weave server.',
+    'commits/transition: committed transactions, read-only ones included — COMMIT statements ' +
+      'counted at the Weave server (both dialects), PostgreSQL xact_commit of the DBOS database ' +
+      '(less its idle rate); write tx: Weave transactions that wrote; fsyncs: MariaDB ' +
+      'Innodb_data_fsyncs (global: redo log and data files) or PostgreSQL pg_stat_wal.wal_sync ' +
+      '(whole cluster, less the idle rate); Handler_commit and Com_commit are MariaDB global ' +
+      'counters (other clients of the same MariaDB server count too); round trips = driver ' +
+      'calls of the Weave server (on SQLite: statements run).',
     'Fairness: DBOS runs each task as a step inside its own process (its model: no queue, no ' +
       'worker, no HTTP; one checkpoint write per step), while a Weave task is a Pulse task ' +
       'claimed and completed over HTTP by a separate worker process, with the workflow state ' +
@@ -544,6 +566,25 @@ function report(machine: Machine, options: Options, runs: readonly SystemRun[]):
           '',
           serverProfile(r, r.server),
         );
+        if (r.lockWaits !== undefined) {
+          const waits = Object.entries(r.lockWaits).sort((a, b) => b[1] - a[1]);
+          out.push(
+            `Lock waits sampled every 100 ms (${whole(r.lockSamples)} samples; waiting ` +
+              `transactions summed over the samples, by the lock they wait for): ` +
+              (waits.length === 0
+                ? 'none seen.'
+                : waits.map(([lock, n]) => `${lock} ${whole(n)}`).join(', ') + '.'),
+          );
+        }
+        if (r.cpuMs !== undefined) {
+          const c = r.cpuMs;
+          out.push(
+            `CPU per transition (/proc): server ${fixed(c.server / r.transitions, 2)} ms, ` +
+              `workers ${fixed(c.workers / r.transitions, 2)} ms, harness (clients) ` +
+              `${fixed(c.harness / r.transitions, 2)} ms; all three ` +
+              `${fixed((c.server + c.workers + c.harness) / r.wallMs, 2)} cores on average.`,
+          );
+        }
         if (r.phases !== undefined) {
           out.push('', phaseTable(r));
         }
@@ -571,6 +612,22 @@ function report(machine: Machine, options: Options, runs: readonly SystemRun[]):
       ]),
     ),
   );
+  const shared = runs.flatMap((run) =>
+    Object.values(run.results).flatMap((r) => {
+      const { comCommit, commits } = r.counters;
+      return comCommit !== undefined && commits !== undefined && comCommit > commits * 1.1
+        ? [
+            `${run.info.name} ${r.scenario}: Com_commit ${whole(comCommit)} against ` +
+              `${whole(commits)} COMMITs of the Weave server — other clients used this MariaDB ` +
+              'server meanwhile, so its global counters (Handler_commit, Com_commit, fsyncs, row ' +
+              'locks) overstate Weave',
+          ]
+        : [];
+    }),
+  );
+  if (shared.length > 0) {
+    out.push('', 'Shared database server:', ...shared.map((f) => `- ${f}`));
+  }
   const failures = runs.flatMap((run) => run.errors.map((e) => `${run.info.name} ${e}`));
   const unfinished = runs.flatMap((run) =>
     Object.values(run.results).flatMap((r) =>
