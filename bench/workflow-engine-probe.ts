@@ -1,7 +1,8 @@
 /**
  * `@weave/engine` as the bench's server process sees it (workflow-loader.ts): the same module,
- * with `compile` and every compiled program's `plan` timed (CPU on the server's one thread, so
- * wall time of a synchronous call is its CPU time). Read by workflow-server.ts.
+ * with `compile` and every compiled program's `plan` timed (wall time of the synchronous call on
+ * the server's one JS thread: on a loaded machine it includes waits for a core, as the event
+ * loop's busy time it is compared with does). Read by workflow-server.ts.
  */
 import { compile as realCompile } from '@weave/engine';
 import type { CompileResult, Program } from '@weave/engine';

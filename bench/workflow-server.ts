@@ -56,10 +56,14 @@ export interface ServerStats {
   readonly cpuSystemMs: number;
   readonly wallMs: number;
   readonly eventLoopUtilization: number;
+  /** The event loop's busy (not idle) wall time, ms. */
+  readonly eventLoopActiveMs: number;
   readonly compileCalls: number;
   readonly compileMs: number;
   readonly planCalls: number;
   readonly planMs: number;
+  /** CPU of the measurement itself (hook and bookkeeping), ms. */
+  readonly probeMs: number;
   /** SQLite: `journal_mode` and `synchronous` as the server's connection has them. */
   readonly sqlite?: { readonly journalMode: string; readonly synchronous: number };
 }
@@ -82,6 +86,15 @@ let kinds: Partial<Record<TxKind, KindStats>> = {};
 let commits = 0;
 let statements = 0;
 let roundTrips = 0;
+/** Wall time in this file's own bookkeeping (the hook, the transaction ends). */
+let probeNs = 0n;
+
+function measured(fn: () => void): void {
+  const t0 = process.hrtime.bigint();
+  fn();
+  probeNs += process.hrtime.bigint() - t0;
+}
+
 let cpuBase = process.cpuUsage();
 let wallBase = performance.now();
 let eluBase: EventLoopUtilization = performance.eventLoopUtilization();
@@ -98,7 +111,24 @@ function plain(sql: string): string {
 
 /** What a statement tells about its transaction. */
 function touch(sql: string, tx: OpenTx): void {
-  const s = plain(sql);
+  // The head is enough (a statement's verb and first table); long multi-row inserts are cut.
+  const s = plain(sql.length > 600 ? sql.slice(0, 600) : sql);
+  if (s.startsWith('select')) {
+    const from = s.indexOf(' from ');
+    const table = from < 0 ? '' : s.slice(from + 6, from + 40);
+    if (table.startsWith('weave_instances ')) {
+      tx.touched.add('instance-read');
+    } else if (table.startsWith('weave_steps ')) {
+      tx.touched.add('steps-read');
+    } else if (/^weave_(inbox|waits|pending_advances) /.test(table)) {
+      tx.touched.add('discover');
+    } else if (table.startsWith('orbit_')) {
+      tx.touched.add('orbit-read');
+    } else if (table.startsWith('tasks ')) {
+      tx.touched.add('tasks-read');
+    }
+    return;
+  }
   if (s.startsWith('insert into weave_instances')) {
     tx.touched.add('start');
   } else if (s.startsWith('insert into weave_inbox')) {
@@ -107,18 +137,8 @@ function touch(sql: string, tx: OpenTx): void {
     tx.touched.add('claim');
   } else if (s.startsWith('update weave_instances')) {
     tx.touched.add('instance-updated');
-  } else if (/^select .* from weave_instances /.test(s)) {
-    tx.touched.add('instance-read');
-  } else if (/^select .* from weave_steps /.test(s)) {
-    tx.touched.add('steps-read');
-  } else if (/^select .* from weave_(inbox|waits|pending_advances) /.test(s)) {
-    tx.touched.add('discover');
-  } else if (/^select .* from orbit_/.test(s)) {
-    tx.touched.add('orbit-read');
-  } else if (/^select .* from tasks /.test(s)) {
-    tx.touched.add('tasks-read');
   }
-  if (/^(insert|update|delete)/.test(s)) {
+  if (s.startsWith('insert') || s.startsWith('update') || s.startsWith('delete')) {
     tx.touched.add('write');
   }
 }
@@ -162,6 +182,10 @@ function kindOf(tx: OpenTx): TxKind {
 }
 
 function finish(connection: object, rolledBack: boolean): void {
+  measured(() => record(connection, rolledBack));
+}
+
+function record(connection: object, rolledBack: boolean): void {
   const tx = open.get(connection);
   if (tx === undefined) {
     return;
@@ -202,7 +226,8 @@ function wrap(connection: object): void {
     if (tx !== undefined) {
       tx.roundTrips++;
     }
-    const ending = /(^|;\s*)(commit|rollback)\s*$/i.exec(query.sql.trim());
+    // A packet's last statement decides: the tail is enough (a packet can be megabytes).
+    const ending = /(^|[;\s])(commit|rollback)\s*$/i.exec(query.sql.slice(-24));
     try {
       return await inner(query);
     } finally {
@@ -213,7 +238,11 @@ function wrap(connection: object): void {
   };
 }
 
-function onStatement(sql: string, _parameters: readonly unknown[], connection: object): void {
+function onStatement(sql: string, parameters: readonly unknown[], connection: object): void {
+  measured(() => observe(sql, parameters, connection));
+}
+
+function observe(sql: string, _parameters: readonly unknown[], connection: object): void {
   statements++;
   if (!wrapped.has(connection)) {
     wrap(connection);
@@ -247,6 +276,7 @@ function reset(): void {
   commits = 0;
   statements = 0;
   roundTrips = 0;
+  probeNs = 0n;
   cpuBase = process.cpuUsage();
   wallBase = performance.now();
   eluBase = performance.eventLoopUtilization();
@@ -273,10 +303,12 @@ function stats(): ServerStats {
     cpuSystemMs: cpu.system / 1000,
     wallMs: performance.now() - wallBase,
     eventLoopUtilization: performance.eventLoopUtilization(eluBase).utilization,
+    eventLoopActiveMs: performance.eventLoopUtilization(eluBase).active,
     compileCalls: engineStats.compileCalls,
     compileMs: Number(engineStats.compileNs) / 1e6,
     planCalls: engineStats.planCalls,
     planMs: Number(engineStats.planNs) / 1e6,
+    probeMs: Number(probeNs) / 1e6,
     ...(handle === undefined
       ? {}
       : {
