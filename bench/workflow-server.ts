@@ -16,11 +16,34 @@
  * CLI. IPC: `{ cmd: 'reset' }` zeroes the counters, `{ cmd: 'stats' }` answers `{ stats }`.
  * SIGTERM stops the server.
  */
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 
 register('./workflow-loader.js', import.meta.url);
+
+/**
+ * MariaDB: how long each `pool.getConnection` waited (every transaction takes a connection of
+ * the pool of 10 first; a transaction waiting for a row lock keeps its connection meanwhile).
+ * The server's mysql2 is this process's mysql2 (one copy in node_modules).
+ */
+const poolWaits: number[] = [];
+{
+  const mysql = createRequire(import.meta.url)('mysql2') as {
+    Pool: {
+      prototype: { getConnection: (this: unknown, cb: (...args: unknown[]) => void) => void };
+    };
+  };
+  const proto = mysql.Pool.prototype;
+  const getConnection = proto.getConnection;
+  proto.getConnection = function (this: unknown, cb: (...args: unknown[]) => void) {
+    const t0 = process.hrtime.bigint();
+    getConnection.call(this, (...args: unknown[]) => {
+      poolWaits.push(Number(process.hrtime.bigint() - t0) / 1000);
+      cb(...args);
+    });
+  };
+}
 
 const { Server } = await import('@weave/server');
 const { engineStats, resetEngineStats } = await import('./workflow-engine-probe.js');
@@ -64,6 +87,8 @@ export interface ServerStats {
   readonly planMs: number;
   /** CPU of the measurement itself (hook and bookkeeping), ms. */
   readonly probeMs: number;
+  /** MariaDB: each pool connection acquisition's wait, µs. */
+  readonly poolWaits: readonly number[];
   /** SQLite: `journal_mode` and `synchronous` as the server's connection has them. */
   readonly sqlite?: { readonly journalMode: string; readonly synchronous: number };
 }
@@ -277,6 +302,7 @@ function reset(): void {
   statements = 0;
   roundTrips = 0;
   probeNs = 0n;
+  poolWaits.length = 0;
   cpuBase = process.cpuUsage();
   wallBase = performance.now();
   eluBase = performance.eventLoopUtilization();
@@ -309,6 +335,7 @@ function stats(): ServerStats {
     planCalls: engineStats.planCalls,
     planMs: Number(engineStats.planNs) / 1e6,
     probeMs: Number(probeNs) / 1e6,
+    poolWaits,
     ...(handle === undefined
       ? {}
       : {

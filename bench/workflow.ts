@@ -405,6 +405,20 @@ function serverProfile(r: ScenarioResult, server: ServerStats): string {
             `${whole(r.counters.rowLockMs)} ms waited in all ` +
             `(${fixed((r.counters.rowLockMs ?? 0) / Math.max(1, r.counters.rowLockWaits), 1)} ms each).`,
         ]),
+    ...(server.poolWaits.length === 0
+      ? []
+      : [
+          (() => {
+            const q = quantiles(server.poolWaits);
+            const total = server.poolWaits.reduce((a, b) => a + b, 0);
+            return (
+              `Pool connection waits (pool of 10): ${whole(server.poolWaits.length)} ` +
+              `acquisitions, p50 ${fixed((q.p50 ?? 0) / 1000, 2)} ms, p99 ` +
+              `${fixed((q.p99 ?? 0) / 1000, 2)} ms, max ${fixed((q.max ?? 0) / 1000, 0)} ms, ` +
+              `${fixed(total / 1e6, 1)} s in all.`
+            );
+          })(),
+        ]),
     `Server process: ${fixed(cpuMs / r.transitions, 2)} ms CPU per transition ` +
       `(${fixed(cpuMs / server.wallMs, 2)} cores busy on average, event loop ` +
       `${fixed(server.eventLoopUtilization * 100, 0)} % utilised); ` +
