@@ -32,6 +32,8 @@ const SERVER_KILL_EVERY_MS = 5_000;
 const WORKER_KILL_EVERY_MS = 4_000;
 /** The first server kill comes once this many Starts are answered: a kill lands among Starts. */
 const FIRST_SERVER_KILL_AFTER_STARTS = 100;
+/** Worker process n gets `deriveSeed(seed, n)`; the worker-kill schedule this stream's. */
+const WORKER_SCHEDULE_STREAM = 1 << 20;
 /** The chaos loop looks at its schedule this often. */
 const CHAOS_TICK_MS = 100;
 /** Starts in flight at once (over both nodes). */
@@ -226,7 +228,9 @@ class Cluster {
   #key = '';
   #stopping = false;
   #starting = true;
-  readonly #random = seededRandom(SEED);
+  /** The server schedule draws from the seed, the worker schedule from a stream of its own. */
+  readonly #serverRandom = seededRandom(SEED);
+  readonly #workerRandom = seededRandom(deriveSeed(SEED, WORKER_SCHEDULE_STREAM));
   /** Worker processes started so far: the n-th gets the n-th derived seed. */
   #workerStarts = 0;
   readonly #began = Date.now();
@@ -378,38 +382,50 @@ class Cluster {
   }
 
   /**
-   * Two schedules until stopped: a server node every ~5 s (the first once 100 Starts are
-   * answered), a worker every ~4 s, each interval ± 25 %.
+   * Two schedules until stopped, each interval ± 25 %: a worker every ~4 s; a server node ~5 s
+   * after the previous restarted node is up (the first once 100 Starts are answered). A restart
+   * does not hold up the worker schedule.
    */
   async chaos(): Promise<void> {
     let serverAt = Number.POSITIVE_INFINITY;
-    let workerAt = Date.now() + this.#interval(WORKER_KILL_EVERY_MS);
+    let workerAt = Date.now() + interval(this.#workerRandom, WORKER_KILL_EVERY_MS);
+    let restart: Promise<void> | undefined;
+    let armed = false;
     try {
       while (!this.#stopping) {
         // sleep-ok: the chaos cadence is the input of the test, not a wait for a condition
         await pause(CHAOS_TICK_MS);
-        if (this.#stopping) {
+        if (this.chaosError !== undefined) {
           return;
         }
-        if (this.serverKills === 0 && serverAt === Number.POSITIVE_INFINITY) {
-          serverAt = this.starts.answered >= FIRST_SERVER_KILL_AFTER_STARTS ? 0 : serverAt;
+        if (!armed && this.starts.answered >= FIRST_SERVER_KILL_AFTER_STARTS) {
+          armed = true;
+          serverAt = Date.now();
+        }
+        if (this.#stopping) {
+          break;
         }
         if (Date.now() >= workerAt) {
-          this.#killWorker(Math.floor(this.#random() * WORKERS));
-          workerAt = Date.now() + this.#interval(WORKER_KILL_EVERY_MS);
+          this.#killWorker(Math.floor(this.#workerRandom() * WORKERS));
+          workerAt = Date.now() + interval(this.#workerRandom, WORKER_KILL_EVERY_MS);
         }
-        if (Date.now() >= serverAt) {
-          await this.#killServer(Math.floor(this.#random() * 2));
-          serverAt = Date.now() + this.#interval(SERVER_KILL_EVERY_MS);
+        if (restart === undefined && Date.now() >= serverAt) {
+          serverAt = Number.POSITIVE_INFINITY;
+          restart = this.#killServer(Math.floor(this.#serverRandom() * 2)).then(
+            () => {
+              restart = undefined;
+              serverAt = Date.now() + interval(this.#serverRandom, SERVER_KILL_EVERY_MS);
+            },
+            (e: unknown) => {
+              this.chaosError = e;
+            },
+          );
         }
       }
+      await restart;
     } catch (e: unknown) {
       this.chaosError = e;
     }
-  }
-
-  #interval(ms: number): number {
-    return ms * (0.75 + this.#random() / 2);
   }
 
   #killWorker(slot: number): void {
@@ -840,6 +856,11 @@ function printReport(
   line('seconds starting 500 instances', report.startSeconds);
   line('seconds until all ended', report.runSeconds);
   line('seconds in all', report.seconds);
+}
+
+/** `ms` ± 25 %. */
+function interval(random: () => number, ms: number): number {
+  return ms * (0.75 + random() / 2);
 }
 
 function seconds(ms: number): number {
