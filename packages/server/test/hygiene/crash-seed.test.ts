@@ -1,8 +1,8 @@
 /**
- * The crash test's random choices come from one seed (test/support/random.ts): printed at the
- * start, settable with WEAVE_CRASH_SEED. The crash test itself runs for minutes; here its file
- * runs with MariaDB switched off (the test is then skipped, the seed still printed), and its
- * sources are checked for an unseeded `Math.random`.
+ * The crash tests' random choices come from one seed (test/support/random.ts): printed at the
+ * start, settable with WEAVE_CRASH_SEED. The crash tests themselves run for minutes; here each
+ * file runs with MariaDB switched off (the test is then skipped, the seed still printed), and
+ * their sources are checked for an unseeded `Math.random`.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { deriveSeed, seededRandom, seedFrom } from '../support/random.js';
 
-const CRASH_TEST_JS = fileURLToPath(new URL('../crash/crash.test.js', import.meta.url));
+/** The crash tests: the Pulse one and the Weave one, each with its worker process. */
+const CRASH_TESTS = [
+  { test: 'crash.test', worker: 'crash-worker', prints: 'crash test seed' },
+  { test: 'weave-crash.test', worker: 'weave-crash-worker', prints: 'weave crash test seed' },
+];
 const CRASH_SOURCES = new URL('../../../test/crash/', import.meta.url);
 
 function draws(seed: number, n: number): number[] {
@@ -19,10 +23,14 @@ function draws(seed: number, n: number): number[] {
   return Array.from({ length: n }, () => random());
 }
 
-/** The crash test file's output with MariaDB off (its test skipped) and `env` added. */
-function crashTestOutput(env: NodeJS.ProcessEnv): { status: number | null; out: string } {
+/** A crash test file's output with MariaDB off (its test skipped) and `env` added. */
+function crashTestOutput(
+  file: string,
+  env: NodeJS.ProcessEnv,
+): { status: number | null; out: string } {
   const { NODE_TEST_CONTEXT: _inherited, WEAVE_CRASH_SEED: _seed, ...rest } = process.env;
-  const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', CRASH_TEST_JS], {
+  const js = fileURLToPath(new URL(`../crash/${file}.js`, import.meta.url));
+  const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', js], {
     encoding: 'utf8',
     timeout: 60_000,
     env: { ...rest, WEAVE_TEST_MYSQL: 'off', CI: '', ...env },
@@ -30,7 +38,7 @@ function crashTestOutput(env: NodeJS.ProcessEnv): { status: number | null; out: 
   return { status: run.status, out: `${run.stdout}\n${run.stderr}` };
 }
 
-test('crash test: the seed is printed and WEAVE_CRASH_SEED replays the same random choices', () => {
+test('crash tests: the seed is printed and WEAVE_CRASH_SEED replays the same random choices', () => {
   // The generator: the same seed gives the same sequence, another seed another one.
   const first = draws(42, 1_000);
   assert.deepEqual(draws(42, 1_000), first);
@@ -52,25 +60,31 @@ test('crash test: the seed is printed and WEAVE_CRASH_SEED replays the same rand
   const fresh = seedFrom({}, 'WEAVE_CRASH_SEED');
   assert.ok(Number.isInteger(fresh) && fresh >= 0 && fresh < 2 ** 32);
 
-  // The crash test and its worker draw nothing unseeded.
-  for (const file of ['crash.test.ts', 'crash-worker.ts']) {
-    const source = readFileSync(new URL(file, CRASH_SOURCES), 'utf8');
-    assert.doesNotMatch(source, /Math\.random/, `${file} uses Math.random`);
-  }
+  for (const crash of CRASH_TESTS) {
+    // The crash test and its worker draw nothing unseeded.
+    for (const file of [`${crash.test}.ts`, `${crash.worker}.ts`]) {
+      const source = readFileSync(new URL(file, CRASH_SOURCES), 'utf8');
+      assert.doesNotMatch(source, /Math\.random/, `${file} uses Math.random`);
+    }
 
-  // The crash test prints the seed it uses: the one given, or a fresh one that it names.
-  const given = crashTestOutput({ WEAVE_CRASH_SEED: '42' });
-  assert.equal(given.status, 0, given.out);
-  assert.match(
-    given.out,
-    /crash test seed 42 \(replay its random choices with WEAVE_CRASH_SEED=42\)/,
-  );
-  const unset = crashTestOutput({});
-  assert.match(
-    unset.out,
-    /crash test seed \d+ \(replay its random choices with WEAVE_CRASH_SEED=\d+\)/,
-  );
-  const bad = crashTestOutput({ WEAVE_CRASH_SEED: 'soon' });
-  assert.notEqual(bad.status, 0);
-  assert.match(bad.out, /WEAVE_CRASH_SEED must be an integer/);
+    // The crash test prints the seed it uses: the one given, or a fresh one that it names.
+    const given = crashTestOutput(crash.test, { WEAVE_CRASH_SEED: '42' });
+    assert.equal(given.status, 0, given.out);
+    assert.ok(
+      given.out.includes(
+        `# ${crash.prints} 42 (replay its random choices with WEAVE_CRASH_SEED=42)`,
+      ),
+      `${crash.test} prints the seed given: ${given.out}`,
+    );
+    const unset = crashTestOutput(crash.test, {});
+    assert.match(
+      unset.out,
+      new RegExp(
+        `# ${crash.prints} (\\d+) \\(replay its random choices with WEAVE_CRASH_SEED=\\1\\)`,
+      ),
+    );
+    const bad = crashTestOutput(crash.test, { WEAVE_CRASH_SEED: 'soon' });
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.out, /WEAVE_CRASH_SEED must be an integer/);
+  }
 });
