@@ -17,7 +17,7 @@ import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { WeaveClient, isWeaveApiError } from '@weave/sdk';
 import { parseConnectionUrl } from '../../src/store/connection-url.js';
-import { OWNER_ACTIVATION, OWNER_POLL_ROUND } from '../../src/weave/delivery/deliver-result.js';
+import { OWNER_ACTIVATION } from '../../src/weave/delivery/deliver-result.js';
 import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
 import { runWeave, startWeave } from '../support/processes.js';
@@ -601,21 +601,23 @@ async function checkInvariants(sql: Connection, ids: readonly string[]): Promise
     activations[`${row.kind} ${row.status}`] = Number(row.n);
   }
 
-  // Tasks: every one owned by an activation (or poll round) of an instance of the test, with its
-  // step's input; every TASK activation's task present and owned by it (no orphan either way).
+  assert.deepEqual(
+    Object.keys(activations).filter((k) => !k.endsWith(' SUCCEEDED')),
+    [],
+    'every activation, composites and $root too, ended SUCCEEDED',
+  );
+
+  // Tasks: every one owned by an activation of an instance of the test (the workflow has no POLL,
+  // whose query tasks are owned by their activation too), with its step's input; every TASK
+  // activation's task present and owned by it (no orphan either way).
   const tasks = await query(
     `SELECT t.id, t.status, t.owner_kind, t.owner_id, t.input,
-       COALESCE(a.id, ra.id) AS activation_id, COALESCE(a.instance_id, ra.instance_id) AS instance_id,
-       COALESCE(a.step_id, ra.step_id) AS step_id,
-       CASE WHEN t.owner_kind = ? THEN a.task_id ELSE r.task_id END AS owners_task_id
+       a.id AS activation_id, a.instance_id, a.step_id, a.task_id AS owners_task_id
      FROM tasks t
      LEFT JOIN weave_activations a ON t.owner_kind = ? AND a.id = t.owner_id
        AND a.namespace_id = t.namespace_id
-     LEFT JOIN weave_poll_rounds r ON t.owner_kind = ? AND r.id = t.owner_id
-       AND r.namespace_id = t.namespace_id
-     LEFT JOIN weave_activations ra ON ra.id = r.activation_id AND ra.instance_id = r.instance_id
      ORDER BY t.id`,
-    [OWNER_ACTIVATION, OWNER_ACTIVATION, OWNER_POLL_ROUND],
+    [OWNER_ACTIVATION],
   );
   assert.equal(
     tasks.length,
@@ -627,10 +629,7 @@ async function checkInvariants(sql: Connection, ids: readonly string[]): Promise
   const taskById = new Map<string, { instanceId: string; stepId: string }>();
   for (const t of tasks) {
     const what = `task ${t.id} (${t.owner_kind} ${t.owner_id})`;
-    assert.ok(
-      t.owner_kind === OWNER_ACTIVATION || t.owner_kind === OWNER_POLL_ROUND,
-      `${what}: a workflow task`,
-    );
+    assert.ok(t.owner_kind === OWNER_ACTIVATION, `${what}: a workflow task`);
     assert.ok(t.activation_id !== null, `${what}: its owner exists (no orphan)`);
     assert.equal(String(t.owners_task_id), String(t.id), `${what}: its owner points back at it`);
     const n = nOf.get(String(t.instance_id));
@@ -685,8 +684,8 @@ async function checkInvariants(sql: Connection, ids: readonly string[]): Promise
 
   // History (the types runtime/history.ts and round-history.ts write): per instance seqs 1..n
   // without a gap, `instance.admitted` first, one `step.activated` per executed step (a TASK's
-  // naming its task), one `step.completed` per composite, one `result.applied` per task (the way a
-  // TASK step completes), one `step.skipped` for the case not taken, `instance.succeeded` last.
+  // naming its task), one `step.completed` per executed step, one `result.applied` per task, one
+  // `step.skipped` for the case not taken, `instance.succeeded` last.
   const history = await query(
     `SELECT instance_id, seq, type, step_id, activation_id, task_id,
        JSON_VALUE(details, '$.task_id') AS result_task, JSON_VALUE(details, '$.event') AS event
@@ -795,8 +794,8 @@ function groupBy(rows: readonly Row[], key: (row: Row) => string): Map<string, R
 }
 
 /**
- * What the history of instance n must hold, sorted (seq order is checked apart). A TASK step's
- * completion is its `result.applied`; only composites get `step.completed`.
+ * What the history of instance n must hold, sorted (seq order is checked apart): every executed
+ * step `step.completed` once, and a TASK step's result `result.applied` once.
  */
 function expectedHistory(n: number): string[] {
   const skipped = skippedStep(n);
@@ -806,7 +805,8 @@ function expectedHistory(n: number): string[] {
     'instance.succeeded -',
     `step.skipped ${skipped}`,
     ...executed.map((s) => `step.activated ${s}`),
-    ...executed.map((s) => (STEPS[s] === 'TASK' ? `result.applied ${s}` : `step.completed ${s}`)),
+    ...executed.map((s) => `step.completed ${s}`),
+    ...executed.filter((s) => STEPS[s] === 'TASK').map((s) => `result.applied ${s}`),
   ].sort();
 }
 

@@ -217,6 +217,7 @@ forEachDialect((dialect) => {
         added.map((h) => [h.type, h.step_id]),
         [
           ['result.applied', null],
+          ['step.completed', 'a'],
           ['step.activated', 'b'],
         ],
       );

@@ -169,6 +169,7 @@ export async function consumeInstance(
     ...settlements.closedWaits.flatMap((w) =>
       w.stepId === null ? [] : [{ type: WAIT_HISTORY[w.purpose], revision, stepId: w.stepId }],
     ),
+    ...leafHistory(settlements, revision),
   ];
   if (terminal) {
     await persistRound(tx, { ref, writes: [], settlements, failed: [] });
@@ -230,6 +231,29 @@ async function programOf(tx: Tx, instance: Instance, programs: ProgramCache) {
     workflow: version.name,
     disabled: Number(version.disabled) !== 0,
   };
+}
+
+/** The leaves the round settled: `step.completed` / `.failed` (code) / `.needs_review` / `.cancelled`. */
+function leafHistory(settlements: Settlements, revision: bigint): HistoryEntry[] {
+  return [...settlements.states].map(([stepId, state]) => {
+    const error = settlements.errors.get(stepId);
+    const type =
+      state.status === 'SUCCEEDED'
+        ? 'step.completed'
+        : state.status === 'NEEDS_REVIEW'
+          ? 'step.needs_review'
+          : state.status === 'CANCELLED'
+            ? 'step.cancelled'
+            : 'step.failed';
+    return {
+      type,
+      revision,
+      stepId,
+      ...(error === undefined || state.status === 'SUCCEEDED'
+        ? {}
+        : { details: { code: error.code, message: error.message } }),
+    };
+  });
 }
 
 function rowHistory(

@@ -61,6 +61,20 @@ export async function persistRound(
         .where('id', '=', a.id),
     );
   }
+  // A composite (or `$root`) that finished ends its activation too; leaves were settled above.
+  for (const status of ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const) {
+    const rows = round.writes.filter((w) => w.status === status).map((w) => w.stepRowId);
+    if (rows.length > 0) {
+      await tx.write(
+        tx.db
+          .updateTable('weave_activations')
+          .set({ status, finished_at: tx.now })
+          .where('namespace_id', '=', ns)
+          .where('step_row_id', 'in', rows)
+          .where('status', '=', 'ACTIVE'),
+      );
+    }
+  }
   await persistRounds(tx, round.ref, round.settlements);
   for (const closed of round.settlements.closedWaits) {
     await tx.write(
