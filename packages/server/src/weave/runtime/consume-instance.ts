@@ -233,20 +233,19 @@ async function programOf(tx: Tx, instance: Instance, programs: ProgramCache) {
   };
 }
 
+const LEAF_HISTORY: Partial<Record<StepState['status'], string>> = {
+  SUCCEEDED: 'step.completed',
+  NEEDS_REVIEW: 'step.needs_review',
+  CANCELLED: 'step.cancelled',
+  FAILED: 'step.failed',
+};
+
 /** The leaves the round settled: `step.completed` / `.failed` (code) / `.needs_review` / `.cancelled`. */
 function leafHistory(settlements: Settlements, revision: bigint): HistoryEntry[] {
   return [...settlements.states].map(([stepId, state]) => {
     const error = settlements.errors.get(stepId);
-    const type =
-      state.status === 'SUCCEEDED'
-        ? 'step.completed'
-        : state.status === 'NEEDS_REVIEW'
-          ? 'step.needs_review'
-          : state.status === 'CANCELLED'
-            ? 'step.cancelled'
-            : 'step.failed';
     return {
-      type,
+      type: LEAF_HISTORY[state.status] ?? 'step.failed',
       revision,
       stepId,
       ...(error === undefined || state.status === 'SUCCEEDED'
