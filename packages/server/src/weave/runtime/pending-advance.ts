@@ -1,11 +1,13 @@
 /**
  * The bounded-advance checkpoint (A3.2, E3.11, runtime.md §1.9): when a round runs out of its 32
  * changes, a row says that — and after which `$root` revision — advancing must continue. It
- * holds no snapshot: the next round plans from the persisted rows.
+ * holds no snapshot: the next round plans from the persisted rows. After the commit this node's
+ * consumer is woken at once (other nodes find the row by their scan).
  */
 import { stringify } from '@weave/json';
 import { ROOT_STEP_ID } from '@weave/engine';
 import type { Tx } from '../../store/with-tx.js';
+import { INBOX_WAKE_UP } from '../delivery/deliver-result.js';
 
 export async function insertPendingAdvance(
   tx: Tx,
@@ -35,4 +37,5 @@ export async function insertPendingAdvance(
       created_at: tx.now,
     }),
   );
+  tx.afterCommit(() => tx.wakeUps.notify(INBOX_WAKE_UP));
 }
