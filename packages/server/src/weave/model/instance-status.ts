@@ -67,7 +67,8 @@ export function toInstanceStatus(input: InstanceStatusInput): InstanceStatusResu
   return active('WAITING');
 }
 
-const LEAF_KINDS: ReadonlySet<string> = new Set(['TASK', 'POLL', 'SIGNAL', 'TIMER']);
+/** The step kinds that run work or wait (the others are composites and `$root`). */
+export const LEAF_KINDS: ReadonlySet<string> = new Set(['TASK', 'POLL', 'SIGNAL', 'TIMER']);
 
 /** engine.md "Statuses by kind", column "in flight", for leaves. */
 function isInFlight(step: StepState): boolean {

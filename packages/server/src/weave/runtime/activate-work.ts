@@ -56,7 +56,8 @@ export interface Activated {
 
 const US_PER_MS = 1000n;
 
-function earlier(a: Micros, b: Micros): Micros {
+/** The earlier of two instants. */
+export function earlier(a: Micros, b: Micros): Micros {
   return a < b ? a : b;
 }
 

@@ -11,7 +11,7 @@ import { parse } from '@weave/json';
 import { ROOT_STEP_ID, applyDecisions } from '@weave/engine';
 import type { ActivateDecision, Snapshot, StepState } from '@weave/engine';
 import type { Tx } from '../../store/with-tx.js';
-import { toInstanceStatus } from '../model/instance-status.js';
+import { LEAF_KINDS, toInstanceStatus } from '../model/instance-status.js';
 import { TERMINAL_INSTANCE_STATUSES } from '../model/states.js';
 import type { InstanceEnding } from '../model/states.js';
 import type { Activation, Instance, PollRound, StepRow } from '../model/rows.js';
@@ -317,12 +317,10 @@ function settledSnapshot(round: Round, ending: InstanceEnding | null): Snapshot 
   return { ...base, steps };
 }
 
-const LEAVES: ReadonlySet<string> = new Set(['TASK', 'POLL', 'SIGNAL', 'TIMER']);
-
 /** Every leaf still in flight after the round (the instance deadline cancels them all). */
 function inFlightLeaves(after: Snapshot): string[] {
   return [...after.steps]
-    .filter(([, s]) => LEAVES.has(s.kind) && (s.status === 'ACTIVE' || s.status === 'WAITING'))
+    .filter(([, s]) => LEAF_KINDS.has(s.kind) && (s.status === 'ACTIVE' || s.status === 'WAITING'))
     .map(([id]) => id);
 }
 
@@ -348,7 +346,7 @@ function withCancels(after: Snapshot, ids: readonly string[], cancels: LeafCance
 function closeComposites(after: Snapshot): Snapshot {
   const steps = new Map(after.steps);
   for (const [id, state] of steps) {
-    if (!LEAVES.has(state.kind) && state.status === 'ACTIVE') {
+    if (!LEAF_KINDS.has(state.kind) && state.status === 'ACTIVE') {
       steps.set(id, { kind: state.kind, status: 'CANCELLED' });
     }
   }

@@ -13,6 +13,7 @@ import type { Micros } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
 import type { Activation, PollRound, StepRow } from '../model/rows.js';
+import { earlier } from './activate-work.js';
 import type { RoundQueue } from './activate-work.js';
 import type { HistoryEntry } from './history.js';
 
@@ -60,10 +61,6 @@ export function dueRoundActions(at: {
   return { start, cancel };
 }
 
-function earliest(...instants: Micros[]): Micros {
-  return instants.reduce((a, b) => (a < b ? a : b));
-}
-
 /** Creates the due rounds' query tasks (one Pulse submit) and links them; history entries out. */
 export async function startPollRounds(
   tx: Tx,
@@ -97,7 +94,7 @@ export async function startPollRounds(
       resultStreamId: null,
       // A query has no side effects: an uncertain attempt may run again (E4.5).
       idempotent: true,
-      deadlineAt: earliest(byTask, poll.deadlineAt, ctx.deadlineAt),
+      deadlineAt: earlier(earlier(byTask, poll.deadlineAt), ctx.deadlineAt),
       retry: DEFAULT_RETRY_POLICY,
       // Owned by the POLL activation, as round 1's (E1.3); the round names the task.
       owner: { kind: OWNER_ACTIVATION, id: activation.id },
