@@ -11,10 +11,13 @@ import { callRoute } from './call-route.js';
 import type { CallArgs } from './call-route.js';
 import type { WorkflowHandle } from './define-workflow.js';
 import type { BodyOf, RouteContract } from './protocol/index.js';
-import { instances } from './protocol/index.js';
+import { controls, instances } from './protocol/index.js';
 import type { Requester } from './transport.js';
 
 type StartBody = BodyOf<typeof instances.startInstance>;
+
+/** `expected_revision` (409 `revision_mismatch` when the instance moved on) and a `reason`. */
+export type ControlOptions = BodyOf<typeof controls.pauseInstance>;
 
 /** The Start body, with `input` typed by the handle's `Input` when a handle is given. */
 export type StartOptions<Input = unknown> = Omit<StartBody, 'input'> & { readonly input: Input };
@@ -91,6 +94,45 @@ export class InstancesClient {
         ...(options.after === undefined ? {} : { after: options.after }),
         ...(options.limit === undefined ? {} : { limit: options.limit }),
       },
+    });
+  }
+
+  /**
+   * Pause (scope workflows:control): no new work starts; results of work in flight are still
+   * recorded. `changed` is false when it already was paused.
+   *
+   * @example
+   * const { instance, changed } = await client.instances.pause('42', { reason: 'maintenance' });
+   */
+  pause(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
+    return this.#call(controls.pauseInstance, {
+      params: { instance: id },
+      body: options,
+      idempotencyKey,
+    });
+  }
+
+  /** Resume a paused instance: it plans at once. @example await client.instances.resume('42'); */
+  resume(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
+    return this.#call(controls.resumeInstance, {
+      params: { instance: id },
+      body: options,
+      idempotencyKey,
+    });
+  }
+
+  /**
+   * Cancel: CANCELLING until the work in flight has settled, then CANCELLED (the outcome goes
+   * to the result stream).
+   *
+   * @example
+   * await client.instances.cancel('42', { reason: 'customer withdrew' });
+   */
+  cancel(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
+    return this.#call(controls.cancelInstance, {
+      params: { instance: id },
+      body: options,
+      idempotencyKey,
     });
   }
 }

@@ -44,6 +44,7 @@ export {
   page,
 } from './common.js';
 export * as admin from './admin.js';
+export * as controls from './controls.js';
 export * as instances from './instances.js';
 export * as orbit from './orbit.js';
 export * as schedules from './schedules.js';

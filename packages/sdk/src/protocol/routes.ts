@@ -1,6 +1,7 @@
 /** Every route contract of the API, in one list (the server registers exactly these). */
 import type { RouteContract } from './contract.js';
 import * as admin from './admin.js';
+import * as controls from './controls.js';
 import * as instances from './instances.js';
 import * as orbit from './orbit.js';
 import * as schedules from './schedules.js';
@@ -23,4 +24,5 @@ export const ROUTES: readonly RouteContract[] = [
   orbit,
   workflows,
   instances,
+  controls,
 ].flatMap(contractsOf);

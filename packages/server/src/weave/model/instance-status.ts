@@ -31,6 +31,7 @@ export interface InstanceStatusResult {
  *    comes before `$root`'s own end: once the deadline has set `ending`, a late success that lets
  *    the planner COMPLETE `$root` still ends TIMED_OUT, and the cancelled leaves that make it FAIL
  *    `$root` do too (§4.2 "the deadline decided first").
+ *    With `ending` CANCELLED and work still in flight → CANCELLING.
  * 2. `$root` SUCCEEDED → SUCCEEDED with its output; `$root` FAILED → FAILED.
  * 3. a TASK/POLL ACTIVE, or a pending advance → RUNNING.
  * 4. a NEEDS_REVIEW leaf → NEEDS_REVIEW (an unknown effect holds the instance, E4.6).
@@ -45,6 +46,10 @@ export function toInstanceStatus(input: InstanceStatusInput): InstanceStatusResu
   const inFlight = input.pendingAdvance || leaves.some(isInFlight);
   if (input.ending !== null && !inFlight) {
     return ended(input.ending);
+  }
+  if (input.ending === 'CANCELLED') {
+    // A cancel waits for its in-flight work to settle (E4.6).
+    return active('CANCELLING');
   }
   if (root.status === 'SUCCEEDED') {
     return root.output === undefined

@@ -63,10 +63,22 @@ export interface Consumed {
 
 const NOTHING: Consumed = { rows: 0, advanced: false, queueIds: [] };
 
+/**
+ * An operator control that asks for a round now (docs/design/controls.md): the caller has locked
+ * the instance and changed its control fields; the round runs even with nothing due, writes the
+ * control's history entries with its own revision, and — for a cancel — takes `closing` as the
+ * instance's ending, telling every leaf in flight to stop (as the deadline does).
+ */
+export interface RoundControl {
+  readonly entries: readonly Omit<HistoryEntry, 'revision'>[];
+  readonly closing?: InstanceEnding;
+}
+
 export async function consumeInstance(
   tx: Tx,
   ref: InstanceRef,
   programs: ProgramCache = new ProgramCache(1),
+  control?: RoundControl,
 ): Promise<Consumed> {
   const { namespaceId, instanceId } = ref;
   const locked = await tx.dialect
@@ -127,9 +139,13 @@ export async function consumeInstance(
   const clock = {
     deadline: !terminal && instance.ending === null && instance.deadlineAt <= tx.now,
     waits: waitRows.map(toWait),
-    rounds: openRounds.filter((r) => r.state === 'SCHEDULED' && r.dueAt <= tx.now),
+    // A paused instance starts no round: its due rounds wait for the resume (E4.4).
+    rounds: instance.paused
+      ? []
+      : openRounds.filter((r) => r.state === 'SCHEDULED' && r.dueAt <= tx.now),
   };
   if (
+    control === undefined &&
     inboxRows.length === 0 &&
     advances.length === 0 &&
     clock.waits.length === 0 &&
@@ -139,7 +155,13 @@ export async function consumeInstance(
     return NOTHING;
   }
   const program = await programOf(tx, instance, programs);
-  if (program.disabled && inboxRows.length === 0 && advances.length === 0 && !clock.deadline) {
+  if (
+    control === undefined &&
+    program.disabled &&
+    inboxRows.length === 0 &&
+    advances.length === 0 &&
+    !clock.deadline
+  ) {
     // A5.2: a disabled application's waits and rounds wait for it; its deadline does not.
     return NOTHING;
   }
@@ -165,6 +187,7 @@ export async function consumeInstance(
   }
   const revision = instance.revision + 1n;
   const entries: HistoryEntry[] = [
+    ...(control?.entries ?? []).map((entry) => ({ ...entry, revision })),
     ...rowHistory(inboxRows.map(toInboxEvent), settlements, revision),
     ...settlements.closedWaits.flatMap((w) =>
       w.stepId === null ? [] : [{ type: WAIT_HISTORY[w.purpose], revision, stepId: w.stepId }],
@@ -189,7 +212,8 @@ export async function consumeInstance(
     activations,
     openRounds,
     dueRounds: clock.rounds,
-    deadline: clock.deadline,
+    // The deadline decides first: a cancel arriving after it finds the instance TIMED_OUT.
+    closing: clock.deadline ? 'TIMED_OUT' : (control?.closing ?? null),
     settlements,
     revision,
     entries,
@@ -294,8 +318,11 @@ interface Round {
   readonly openRounds: readonly PollRound[];
   /** SCHEDULED rounds whose time has come. */
   readonly dueRounds: readonly PollRound[];
-  /** The instance deadline passed in this round (`ending` becomes TIMED_OUT). */
-  readonly deadline: boolean;
+  /**
+   * The ending this round sets: TIMED_OUT when the instance deadline passed in it, CANCELLED for
+   * a cancel control; every leaf in flight is told to stop.
+   */
+  readonly closing: InstanceEnding | null;
   readonly settlements: Settlements;
   readonly revision: bigint;
   readonly entries: HistoryEntry[];
@@ -342,7 +369,7 @@ function withCancels(after: Snapshot, ids: readonly string[], cancels: LeafCance
   return { ...after, steps };
 }
 
-/** TIMED_OUT: `$root` and the composites still open end CANCELLED (runtime.md §4.2). */
+/** TIMED_OUT or CANCELLED: `$root` and the composites still open end CANCELLED (runtime.md §4.2). */
 function closeComposites(after: Snapshot): Snapshot {
   const steps = new Map(after.steps);
   for (const [id, state] of steps) {
@@ -353,16 +380,20 @@ function closeComposites(after: Snapshot): Snapshot {
   return { ...after, steps };
 }
 
-const DEADLINE_EXCEEDED = {
-  code: 'deadline_exceeded',
-  message: 'the instance deadline passed before it finished',
-  stepId: null,
+/** The cause an ending instance records (no step caused it). */
+const ENDING_CAUSE: Record<InstanceEnding, { code: string; message: string; stepId: null }> = {
+  TIMED_OUT: {
+    code: 'deadline_exceeded',
+    message: 'the instance deadline passed before it finished',
+    stepId: null,
+  },
+  CANCELLED: { code: 'cancelled', message: 'the instance was cancelled', stepId: null },
 };
 
 async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   const { instance, program, settlements } = round;
   const ns = instance.namespaceId;
-  const ending: InstanceEnding | null = instance.ending ?? (round.deadline ? 'TIMED_OUT' : null);
+  const ending: InstanceEnding | null = instance.ending ?? round.closing;
   const snapshot = settledSnapshot(round, ending);
   const { decisions, more } = program.program.plan(snapshot, ROUND_LIMIT);
   const planned = applyDecisions(snapshot, decisions);
@@ -370,7 +401,7 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   const cancelIds = [
     ...new Set([
       ...decisions.flatMap((d) => (d.kind === 'CANCEL' ? [d.stepId] : [])),
-      ...(round.deadline ? inFlightLeaves(planned) : []),
+      ...(round.closing !== null ? inFlightLeaves(planned) : []),
     ]),
   ];
   const cancels = planLeafCancels(cancelIds, {
@@ -390,7 +421,7 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   // A leaf cancelled now must let the planner fail its scope: one more round (a durable row).
   const followUp = more || (ending === null && cancels.cancelledSteps.length > 0);
   const status = toInstanceStatus({ steps: after.steps, ending, pendingAdvance: followUp });
-  if (status.terminal && status.status === 'TIMED_OUT') {
+  if (status.terminal && status.status === ending) {
     after = closeComposites(after);
   }
   const ref = { namespaceId: ns, instanceId: instance.id };
@@ -450,14 +481,16 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   const failure =
     status.status === 'FAILED'
       ? causeOf(decisions, leaves, earlier)
-      : status.status === 'TIMED_OUT'
-        ? DEADLINE_EXCEEDED
+      : ending !== null && status.status === ending
+        ? ENDING_CAUSE[ending]
         : undefined;
   await finishInstance(tx, instance, {
     revision: round.revision,
     entries: [
       ...round.entries,
-      ...(round.deadline ? [{ type: 'instance.deadline', revision: round.revision }] : []),
+      ...(round.closing === 'TIMED_OUT'
+        ? [{ type: 'instance.deadline', revision: round.revision }]
+        : []),
       ...polls.entries,
       ...roundHistory(decisions, status, round.revision),
       ...cancels.cancelledSteps.map((stepId) => ({
@@ -470,7 +503,7 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
     status,
     failure,
     workflow: program.workflow,
-    ...(round.deadline ? { ending: 'TIMED_OUT' as const } : {}),
+    ...(round.closing === null ? {} : { ending: round.closing }),
   });
   const queueIds = [
     ...polls.queueIds,

@@ -47,9 +47,15 @@ export interface RoundEnd {
   readonly status?: InstanceStatusResult;
   /** The cause of FAILED / TIMED_OUT; `stepId` null when no step caused it (the deadline). */
   readonly failure?: { code: string; message: string; stepId: string | null } | undefined;
-  /** Set by this round: the instance deadline passed (runtime.md §4.2). */
+  /** Set by this round: the instance deadline passed (runtime.md §4.2) or a cancel. */
   readonly ending?: InstanceEnding;
 }
+
+/** Why the gate closes when an ending is set (runtime.md §1.3). */
+const GATE_REASON: Record<InstanceEnding, string> = {
+  TIMED_OUT: 'deadline',
+  CANCELLED: 'cancelled',
+};
 
 export async function finishInstance(tx: Tx, instance: Instance, done: RoundEnd): Promise<void> {
   const ref = { namespaceId: instance.namespaceId, instanceId: instance.id };
@@ -91,7 +97,11 @@ export async function finishInstance(tx: Tx, instance: Instance, done: RoundEnd)
       .set(
         status?.terminal === true
           ? { state: 'CLOSED', reason: status.status.toLowerCase(), updated_at: tx.now }
-          : { state: 'CLOSING', reason: 'deadline', updated_at: tx.now },
+          : {
+              state: 'CLOSING',
+              reason: GATE_REASON[done.ending ?? 'TIMED_OUT'],
+              updated_at: tx.now,
+            },
       )
       .where('namespace_id', '=', instance.namespaceId)
       .where('instance_id', '=', instance.id),
