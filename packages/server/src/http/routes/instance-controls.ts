@@ -28,8 +28,8 @@ function parseControl(body: JsonValue | undefined) {
 }
 
 function controlRoute(
-  contract:
-    typeof controls.pauseInstance | typeof controls.resumeInstance | typeof controls.cancelInstance,
+  // The three contracts have one shape (`controls.ts` builds them alike).
+  contract: typeof controls.pauseInstance,
   action: ControlAction,
 ): Route {
   return route(contract, {
