@@ -3,6 +3,7 @@ import type { RouteContract } from './contract.js';
 import * as admin from './admin.js';
 import * as instances from './instances.js';
 import * as orbit from './orbit.js';
+import * as recovery from './recovery.js';
 import * as schedules from './schedules.js';
 import * as tasks from './tasks.js';
 import * as workers from './workers.js';
@@ -23,4 +24,5 @@ export const ROUTES: readonly RouteContract[] = [
   orbit,
   workflows,
   instances,
+  recovery,
 ].flatMap(contractsOf);

@@ -2,6 +2,7 @@
 import type { Route } from '../route.js';
 import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
+import { instanceRecoveryRoutes } from './instance-recovery.js';
 import { instanceRoutes } from './instances.js';
 import { queueRoutes } from './queues.js';
 import { scheduleRoutes } from './schedules.js';
@@ -26,4 +27,5 @@ export const allRoutes: readonly Route[] = [
   ...webhookRoutes,
   ...workflowRoutes,
   ...instanceRoutes,
+  ...instanceRecoveryRoutes,
 ];
