@@ -121,7 +121,9 @@ export async function recoverStep(
       namespaceId: ns,
       instanceId: instance.id,
       deadlineAt: instance.deadlineAt,
-      steps: new Map(steps.map((s) => [s.stepId, { id: s.id, activationCount: s.activationCount }])),
+      steps: new Map(
+        steps.map((s) => [s.stepId, { id: s.id, activationCount: s.activationCount }]),
+      ),
       queues: version.queues,
       ...(carried === undefined ? {} : { carried: new Map([[target.stepId, carried]]) }),
     },
@@ -213,18 +215,18 @@ function checkInstance(tx: Tx, instance: Instance, request: RecoveryRequest): vo
       { details: { path: '$.expected_revision', revision: instance.revision.toString() } },
     );
   }
+  // E4.5, A5.3: recovery keeps the original deadline; past it nothing is recovered.
+  if (instance.deadlineAt <= tx.now) {
+    throw new WeaveError('invalid_state', `instance ${instance.id} is past its deadline`, {
+      details: { status: instance.status, reason: 'deadline_passed' },
+    });
+  }
   if (!RECOVERABLE.has(instance.status) || instance.ending !== null) {
     throw new WeaveError(
       'invalid_state',
       `instance ${instance.id} is ${instance.ending ?? instance.status}: only an active or FAILED instance is recovered`,
       { details: { status: instance.status, reason: 'instance_status' } },
     );
-  }
-  // E4.5, A5.3: recovery keeps the original deadline; past it nothing is recovered.
-  if (instance.deadlineAt <= tx.now) {
-    throw new WeaveError('invalid_state', `instance ${instance.id} is past its deadline`, {
-      details: { status: instance.status, reason: 'deadline_passed' },
-    });
   }
 }
 
@@ -405,7 +407,11 @@ async function settleOldActivation(
   }
   if (old.status === 'NEEDS_REVIEW') {
     const status =
-      action.action === 'retry' ? 'SUPERSEDED' : action.action === 'resolve' ? 'SUCCEEDED' : 'FAILED';
+      action.action === 'retry'
+        ? 'SUPERSEDED'
+        : action.action === 'resolve'
+          ? 'SUCCEEDED'
+          : 'FAILED';
     await tx.write(
       tx.db
         .updateTable('weave_activations')
@@ -478,11 +484,12 @@ function historyOf(
     details.code = action.error.code;
   }
   return [
-    ...(at.terminal ? [{ type: 'instance.recovered', revision, details: { reason: request.reason } }] : []),
+    ...(at.terminal
+      ? [{ type: 'instance.recovered', revision, details: { reason: request.reason } }]
+      : []),
     { type: HISTORY_TYPE[action.action], revision, stepId: request.stepId, details },
     ...reopened.reopened.map((stepId) => ({ type: 'step.reopened', revision, stepId })),
     ...reopened.reset.map((stepId) => ({ type: 'step.reset', revision, stepId })),
     ...activated.map((a) => ({ type: 'step.activated', revision, stepId: a.stepId })),
   ];
 }
-
