@@ -18,6 +18,10 @@ export type EngineErrorCode =
   | 'snapshot_output_missing'
   | 'snapshot_poll_not_succeeded'
   | 'invalid_transition'
+  | 'recovery_not_allowed'
+  | 'recovery_blocked'
+  | 'recovery_invalid_input'
+  | 'recovery_invalid_output'
   | 'poll_unknown_value'
   | 'poll_unknown_type';
 

@@ -69,6 +69,7 @@ export { classifyPoll } from './step-info.js';
 export { snapshotFromJson, snapshotToJson } from './snapshot-json.js';
 export { decisionToJson, formatDecision } from './decision-json.js';
 export { applyDecisions } from './apply.js';
+export type { Recovery, Reopened } from './reopen.js';
 export type { TextValidation } from './validate-text.js';
 export { formatProblems, validateDefinitionText } from './validate-text.js';
 export type { SimulatedRound, SimulateOptions, Simulation, SimulationProblem } from './simulate.js';

@@ -8,6 +8,8 @@ import { EngineError } from './errors.js';
 import { serializedSize } from './json-value.js';
 import type { CompiledDefinition } from './model.js';
 import { planRound } from './plan.js';
+import type { Recovery, Reopened } from './reopen.js';
+import { reopenStep } from './reopen.js';
 import type { Problem } from './problems.js';
 import { validateValue } from './schema-validate.js';
 import type { Snapshot, StepState } from './snapshot.js';
@@ -37,6 +39,12 @@ export interface Program {
   plan(snapshot: Snapshot, limit: number): PlanResult;
   /** `classifyPoll` with this Program's classifier of POLL step `stepId`. */
   classifyPoll(stepId: string, result: JsonValue): PollClassification;
+  /**
+   * Operator recovery of a FAILED / NEEDS_REVIEW step (`reopen.ts`): the snapshot to persist
+   * and, for a retry, the step's new activation. Throws `EngineError` (`recovery_*`, or a
+   * consistency code for a bad snapshot).
+   */
+  reopen(snapshot: Snapshot, stepId: string, recovery: Recovery): Reopened;
 }
 
 export type CompileResult =
@@ -80,6 +88,7 @@ function createProgram(definition: CompiledDefinition): Program {
     validateInput: (input, rootPath = '$') => validateInput(definition, input, rootPath),
     initialSnapshot: (input, allowNew = true) => initialSnapshot(definition, input, allowNew),
     plan: (snapshot, limit) => planRound(definition, snapshot, limit),
+    reopen: (snapshot, stepId, recovery) => reopenStep(definition, snapshot, stepId, recovery),
     classifyPoll: (stepId, result) => {
       const index = definition.ids.get(stepId);
       const node = index === undefined ? undefined : definition.nodes[index];

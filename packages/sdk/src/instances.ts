@@ -11,10 +11,17 @@ import { callRoute } from './call-route.js';
 import type { CallArgs } from './call-route.js';
 import type { WorkflowHandle } from './define-workflow.js';
 import type { BodyOf, RouteContract } from './protocol/index.js';
+<<<<<<< HEAD
 import { controls, instances } from './protocol/index.js';
+=======
+import { instances, recovery } from './protocol/index.js';
+>>>>>>> h/rec
 import type { Requester } from './transport.js';
 
 type StartBody = BodyOf<typeof instances.startInstance>;
+export type RetryStepOptions = BodyOf<typeof recovery.retryInstanceStep>;
+export type ResolveStepOptions = BodyOf<typeof recovery.resolveInstanceStep>;
+export type FailStepOptions = BodyOf<typeof recovery.failInstanceStep>;
 
 /** `expected_revision` (409 `revision_mismatch` when the instance moved on) and a `reason`. */
 export type ControlOptions = BodyOf<typeof controls.pauseInstance>;
@@ -98,6 +105,7 @@ export class InstancesClient {
   }
 
   /**
+<<<<<<< HEAD
    * Pause (scope workflows:control): no new work starts; results of work in flight are still
    * recorded. `changed` is false when it already was paused.
    *
@@ -116,12 +124,25 @@ export class InstancesClient {
   resume(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
     return this.#call(controls.resumeInstance, {
       params: { instance: id },
+=======
+   * Retry a FAILED or NEEDS_REVIEW TASK/POLL step as a new activation (scope workflows:control),
+   * optionally with a corrected input; a FAILED instance is RUNNING again. The old activation
+   * stays in the history. With an idempotency key a repeat returns the first answer.
+   *
+   * @example
+   * await client.instances.retry('42', 'charge', { input: { amount: 1500 }, reason: 'fixed the amount' });
+   */
+  retry(id: string, stepId: string, options: RetryStepOptions, idempotencyKey?: string) {
+    return this.#call(recovery.retryInstanceStep, {
+      params: { instance: id, step: stepId },
+>>>>>>> h/rec
       body: options,
       idempotencyKey,
     });
   }
 
   /**
+<<<<<<< HEAD
    * Cancel: CANCELLING until the work in flight has settled, then CANCELLED (the outcome goes
    * to the result stream).
    *
@@ -131,6 +152,31 @@ export class InstancesClient {
   cancel(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
     return this.#call(controls.cancelInstance, {
       params: { instance: id },
+=======
+   * Resolve a FAILED or NEEDS_REVIEW TASK/POLL/SIGNAL step with an output the operator gives
+   * (validated like a task result); the instance continues from there.
+   *
+   * @example
+   * await client.instances.resolve('42', 'mail', { output: { sent: true }, reason: 'checked the mail log' });
+   */
+  resolve(id: string, stepId: string, options: ResolveStepOptions, idempotencyKey?: string) {
+    return this.#call(recovery.resolveInstanceStep, {
+      params: { instance: id, step: stepId },
+      body: options,
+      idempotencyKey,
+    });
+  }
+
+  /**
+   * Fail a NEEDS_REVIEW TASK/POLL step; its scope fails as after any failure.
+   *
+   * @example
+   * await client.instances.fail('42', 'mail', { error: { code: 'not_sent' }, reason: 'the mail never left' });
+   */
+  fail(id: string, stepId: string, options: FailStepOptions, idempotencyKey?: string) {
+    return this.#call(recovery.failInstanceStep, {
+      params: { instance: id, step: stepId },
+>>>>>>> h/rec
       body: options,
       idempotencyKey,
     });

@@ -87,6 +87,9 @@ test('every route contract has a client method that sends its method and path', 
     () => client.instances.steps('9'),
     () => client.instances.step('9', 'charge'),
     () => client.instances.history('9', { after: '3', limit: 10 }),
+    () => client.instances.retry('9', 'charge', { reason: 'r' }),
+    () => client.instances.resolve('9', 'charge', { output: 1, reason: 'r' }),
+    () => client.instances.fail('9', 'charge', { error: { code: 'c' }, reason: 'r' }),
   ];
   for (const call of calls) {
     await call();

@@ -4,6 +4,7 @@ import * as admin from './admin.js';
 import * as controls from './controls.js';
 import * as instances from './instances.js';
 import * as orbit from './orbit.js';
+import * as recovery from './recovery.js';
 import * as schedules from './schedules.js';
 import * as tasks from './tasks.js';
 import * as workers from './workers.js';
@@ -25,4 +26,5 @@ export const ROUTES: readonly RouteContract[] = [
   workflows,
   instances,
   controls,
+  recovery,
 ].flatMap(contractsOf);

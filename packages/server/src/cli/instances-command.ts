@@ -1,6 +1,7 @@
 /**
  * `weave instances start NAME --input JSON [--business-key K] [--version N]`, `weave instances get
- * ID` and `weave instances steps ID`: workflow instances on a running server, through the SDK
+ * ID`, `weave instances steps ID` and `weave instances retry|resolve|fail ID STEP --reason …`
+ * (manual recovery): workflow instances on a running server, through the SDK
  * client (`--url`, `--namespace`, `--key` or WEAVE_*). Answers are printed as exact JSON.
  */
 import { readFileSync } from 'node:fs';
@@ -12,13 +13,24 @@ import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY] [--version N] [--idempotency-key K]
        weave instances get ID
        weave instances steps ID
+       weave instances retry ID STEP --reason TEXT [--input JSON] [--expected-revision R] [--idempotency-key K]
+       weave instances resolve ID STEP --reason TEXT --output JSON [--expected-revision R] [--idempotency-key K]
+       weave instances fail ID STEP --reason TEXT --error-code CODE [--error-message TEXT] [--expected-revision R] [--idempotency-key K]
 
   start    start an instance of the published workflow NAME; --input is JSON text or @file
   get      the current view of an instance
   steps    its steps with their status ($root hidden)
+  retry    run a FAILED or NEEDS_REVIEW TASK/POLL step again as a new activation (--input: a
+           corrected input, JSON text or @file); a FAILED instance is RUNNING again
+  resolve  settle a FAILED or NEEDS_REVIEW TASK/POLL/SIGNAL step with --output
+  fail     fail a NEEDS_REVIEW TASK/POLL step with --error-code
 ${REMOTE_HELP}
 Prints the answer as JSON (numbers exactly as stored). The key needs workflows:start
-(start) or workflows:read (get, steps).`;
+(start), workflows:read (get, steps) or workflows:control (retry, resolve, fail).`;
+
+function jsonOption(text: string): ReturnType<typeof parse> {
+  return parse(text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text);
+}
 
 function print(value: unknown): number {
   process.stdout.write(`${stringify(value as JsonInput)}\n`);
@@ -32,9 +44,14 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
     'business-key': { type: 'string' },
     version: { type: 'string' },
     'idempotency-key': { type: 'string' },
+    reason: { type: 'string' },
+    output: { type: 'string' },
+    'error-code': { type: 'string' },
+    'error-message': { type: 'string' },
+    'expected-revision': { type: 'string' },
     ...REMOTE_OPTIONS,
   });
-  const [sub, target] = positionals;
+  const [sub, target, stepId] = positionals;
   if (values.help === true || sub === undefined) {
     process.stdout.write(`${HELP}\n`);
     return values.help === true ? 0 : 2;
@@ -67,11 +84,45 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
       ),
     );
   }
+  if (sub === 'retry' || sub === 'resolve' || sub === 'fail') {
+    if (stepId === undefined) {
+      throw new Error(`weave instances ${sub} needs an instance ID and a STEP id`);
+    }
+    const reason = values.reason;
+    if (typeof reason !== 'string') {
+      throw new Error(`weave instances ${sub} needs --reason (it is audited)`);
+    }
+    const revision = values['expected-revision'];
+    const common = {
+      reason,
+      ...(typeof revision === 'string' ? { expected_revision: revision } : {}),
+    };
+    const idempotencyKey = values['idempotency-key'];
+    const key = typeof idempotencyKey === 'string' ? idempotencyKey : undefined;
+    if (sub === 'retry') {
+      const input = typeof values.input === 'string' ? { input: jsonOption(values.input) } : {};
+      return print(await client.instances.retry(target, stepId, { ...common, ...input }, key));
+    }
+    if (sub === 'resolve') {
+      if (typeof values.output !== 'string') {
+        throw new Error('weave instances resolve needs --output JSON');
+      }
+      const output = jsonOption(values.output);
+      return print(await client.instances.resolve(target, stepId, { ...common, output }, key));
+    }
+    const code = values['error-code'];
+    if (typeof code !== 'string') {
+      throw new Error('weave instances fail needs --error-code CODE');
+    }
+    const message = values['error-message'];
+    const error = { code, ...(typeof message === 'string' ? { message } : {}) };
+    return print(await client.instances.fail(target, stepId, { ...common, error }, key));
+  }
   if (sub === 'get') {
     return print(await client.instances.get(target));
   }
   if (sub === 'steps') {
     return print(await client.instances.steps(target));
   }
-  throw new Error(`unknown subcommand ${sub} (start, get, steps)`);
+  throw new Error(`unknown subcommand ${sub} (start, get, steps, retry, resolve, fail)`);
 }

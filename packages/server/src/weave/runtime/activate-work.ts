@@ -44,6 +44,17 @@ export interface RoundContext {
   /** The step rows by step id: their row id and how many activations they had. */
   readonly steps: ReadonlyMap<string, { readonly id: string; readonly activationCount: number }>;
   readonly queues: ReadonlyMap<string, RoundQueue>;
+  /**
+   * A POLL retried by an operator keeps its rounds and deadline (E4.5, A5.3): the new
+   * activation continues the old one's count and ends at its deadline. By step id.
+   */
+  readonly carried?: ReadonlyMap<string, CarriedPoll>;
+}
+
+/** What a retried POLL's new activation inherits from the old one. */
+export interface CarriedPoll {
+  readonly usedRounds: number;
+  readonly deadlineAt: Micros;
 }
 
 /** An activation created by the round, for the history and the views. */
@@ -66,6 +77,16 @@ function dueWithin(tx: Tx, ctx: RoundContext, ms: number | undefined): Micros {
   return ms === undefined
     ? ctx.deadlineAt
     : earlier(tx.now + BigInt(ms) * US_PER_MS, ctx.deadlineAt);
+}
+
+/** A POLL's deadline: min(now + timeout, instance deadline), or the one a retry carries. */
+function pollDeadline(tx: Tx, ctx: RoundContext, poll: ActivatePoll): Micros {
+  return ctx.carried?.get(poll.stepId)?.deadlineAt ?? dueWithin(tx, ctx, poll.timeoutMs);
+}
+
+/** The number of a POLL activation's first round: 1, or one more than a retry carries. */
+function firstRound(ctx: RoundContext, poll: ActivatePoll): number {
+  return (ctx.carried?.get(poll.stepId)?.usedRounds ?? 0) + 1;
 }
 
 function toRetryPolicy(retry: RetryParameters): RetryPolicy {
@@ -145,8 +166,8 @@ async function insertActivations(
       input: d.node === 'TASK' || d.node === 'POLL' ? stringify(d.input) : null,
       poll_interval_us: poll === undefined ? null : BigInt(poll.intervalMs) * US_PER_MS,
       poll_max_rounds: poll?.maxRounds ?? null,
-      poll_used_rounds: poll === undefined ? null : 1,
-      poll_deadline_at: poll === undefined ? null : dueWithin(tx, ctx, poll.timeoutMs),
+      poll_used_rounds: poll === undefined ? null : firstRound(ctx, poll),
+      poll_deadline_at: poll === undefined ? null : pollDeadline(tx, ctx, poll),
       poll_task_timeout_us:
         poll?.taskTimeoutMs === undefined ? null : BigInt(poll.taskTimeoutMs) * US_PER_MS,
       current_round_id: null,
@@ -176,7 +197,7 @@ async function insertFirstRounds(
         namespace_id: ctx.namespaceId,
         instance_id: ctx.instanceId,
         activation_id: idOf(activationIds, p.stepId),
-        number: 1,
+        number: firstRound(ctx, p),
         state: 'RUNNING',
         due_at: tx.now,
         task_id: null,
@@ -224,15 +245,15 @@ async function submitTasks(
         owner: { kind: OWNER_ACTIVATION, id: idOf(ids.activationIds, d.stepId) },
       };
     }
-    const pollDeadline = dueWithin(tx, ctx, d.timeoutMs);
+    const deadline = pollDeadline(tx, ctx, d);
     return {
       ...common,
       // A query has no side effects: an uncertain attempt may run again (E4.5).
       idempotent: true,
       deadlineAt:
         d.taskTimeoutMs === undefined
-          ? pollDeadline
-          : earlier(tx.now + BigInt(d.taskTimeoutMs) * US_PER_MS, pollDeadline),
+          ? deadline
+          : earlier(tx.now + BigInt(d.taskTimeoutMs) * US_PER_MS, deadline),
       retry: DEFAULT_RETRY_POLICY,
       // Owned by the POLL's activation, named by its round (E1.3).
       owner: { kind: OWNER_ACTIVATION, id: idOf(ids.activationIds, d.stepId) },
@@ -353,7 +374,7 @@ async function insertWaits(
       ];
     }
     if (d.node === 'POLL') {
-      const due = dueWithin(tx, ctx, d.timeoutMs);
+      const due = pollDeadline(tx, ctx, d);
       return d.finalSignal === undefined
         ? [{ ...base, ...NO_SIGNAL, purpose: 'POLL_DEADLINE', due_at: due }]
         : [{ ...base, ...signalColumns(d.finalSignal), purpose: 'POLL_SIGNAL', due_at: due }];
