@@ -11,11 +11,7 @@ import { callRoute } from './call-route.js';
 import type { CallArgs } from './call-route.js';
 import type { WorkflowHandle } from './define-workflow.js';
 import type { BodyOf, RouteContract } from './protocol/index.js';
-<<<<<<< HEAD
-import { controls, instances } from './protocol/index.js';
-=======
-import { instances, recovery } from './protocol/index.js';
->>>>>>> h/rec
+import { controls, instances, recovery } from './protocol/index.js';
 import type { Requester } from './transport.js';
 
 type StartBody = BodyOf<typeof instances.startInstance>;
@@ -105,7 +101,6 @@ export class InstancesClient {
   }
 
   /**
-<<<<<<< HEAD
    * Pause (scope workflows:control): no new work starts; results of work in flight are still
    * recorded. `changed` is false when it already was paused.
    *
@@ -124,7 +119,27 @@ export class InstancesClient {
   resume(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
     return this.#call(controls.resumeInstance, {
       params: { instance: id },
-=======
+      body: options,
+      idempotencyKey,
+    });
+  }
+
+  /**
+   * Cancel: CANCELLING until the work in flight has settled, then CANCELLED (the outcome goes
+   * to the result stream).
+   *
+   * @example
+   * await client.instances.cancel('42', { reason: 'customer withdrew' });
+   */
+  cancel(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
+    return this.#call(controls.cancelInstance, {
+      params: { instance: id },
+      body: options,
+      idempotencyKey,
+    });
+  }
+
+  /**
    * Retry a FAILED or NEEDS_REVIEW TASK/POLL step as a new activation (scope workflows:control),
    * optionally with a corrected input; a FAILED instance is RUNNING again. The old activation
    * stays in the history. With an idempotency key a repeat returns the first answer.
@@ -135,24 +150,12 @@ export class InstancesClient {
   retry(id: string, stepId: string, options: RetryStepOptions, idempotencyKey?: string) {
     return this.#call(recovery.retryInstanceStep, {
       params: { instance: id, step: stepId },
->>>>>>> h/rec
       body: options,
       idempotencyKey,
     });
   }
 
   /**
-<<<<<<< HEAD
-   * Cancel: CANCELLING until the work in flight has settled, then CANCELLED (the outcome goes
-   * to the result stream).
-   *
-   * @example
-   * await client.instances.cancel('42', { reason: 'customer withdrew' });
-   */
-  cancel(id: string, options: ControlOptions = {}, idempotencyKey?: string) {
-    return this.#call(controls.cancelInstance, {
-      params: { instance: id },
-=======
    * Resolve a FAILED or NEEDS_REVIEW TASK/POLL/SIGNAL step with an output the operator gives
    * (validated like a task result); the instance continues from there.
    *
@@ -176,7 +179,6 @@ export class InstancesClient {
   fail(id: string, stepId: string, options: FailStepOptions, idempotencyKey?: string) {
     return this.#call(recovery.failInstanceStep, {
       params: { instance: id, step: stepId },
->>>>>>> h/rec
       body: options,
       idempotencyKey,
     });
