@@ -1,7 +1,7 @@
 /**
  * `weave instances start NAME --input JSON [--business-key K] [--version N]`, `weave instances get
- * ID`, `weave instances steps ID` and `weave instances retry|resolve|fail ID STEP --reason …`
- * (manual recovery): workflow instances on a running server, through the SDK
+ * ID`, `weave instances steps ID`, `weave instances pause|resume|cancel ID` (controls) and
+ * `weave instances retry|resolve|fail ID STEP --reason …` (manual recovery): workflow instances on a running server, through the SDK
  * client (`--url`, `--namespace`, `--key` or WEAVE_*). Answers are printed as exact JSON.
  */
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY] [--version N] [--idempotency-key K]
        weave instances get ID
        weave instances steps ID
+       weave instances pause|resume|cancel ID [--reason TEXT] [--expected-revision R] [--idempotency-key K]
        weave instances retry ID STEP --reason TEXT [--input JSON] [--expected-revision R] [--idempotency-key K]
        weave instances resolve ID STEP --reason TEXT --output JSON [--expected-revision R] [--idempotency-key K]
        weave instances fail ID STEP --reason TEXT --error-code CODE [--error-message TEXT] [--expected-revision R] [--idempotency-key K]
@@ -20,13 +21,16 @@ const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY
   start    start an instance of the published workflow NAME; --input is JSON text or @file
   get      the current view of an instance
   steps    its steps with their status ($root hidden)
+  pause    no new work starts until resume (work in flight runs on, its results are recorded)
+  resume   continue a paused instance (it plans at once)
+  cancel   CANCELLING until the work in flight settles, then CANCELLED
   retry    run a FAILED or NEEDS_REVIEW TASK/POLL step again as a new activation (--input: a
            corrected input, JSON text or @file); a FAILED instance is RUNNING again
   resolve  settle a FAILED or NEEDS_REVIEW TASK/POLL/SIGNAL step with --output
   fail     fail a NEEDS_REVIEW TASK/POLL step with --error-code
 ${REMOTE_HELP}
 Prints the answer as JSON (numbers exactly as stored). The key needs workflows:start
-(start), workflows:read (get, steps) or workflows:control (retry, resolve, fail).`;
+(start), workflows:read (get, steps) or workflows:control (pause, resume, cancel, retry, resolve, fail).`;
 
 function jsonOption(text: string): ReturnType<typeof parse> {
   return parse(text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text);
@@ -84,6 +88,17 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
       ),
     );
   }
+  if (sub === 'pause' || sub === 'resume' || sub === 'cancel') {
+    const reason = values.reason;
+    const revision = values['expected-revision'];
+    const options = {
+      ...(typeof reason === 'string' ? { reason } : {}),
+      ...(typeof revision === 'string' ? { expected_revision: revision } : {}),
+    };
+    const idempotencyKey = values['idempotency-key'];
+    const key = typeof idempotencyKey === 'string' ? idempotencyKey : undefined;
+    return print(await client.instances[sub](target, options, key));
+  }
   if (sub === 'retry' || sub === 'resolve' || sub === 'fail') {
     if (stepId === undefined) {
       throw new Error(`weave instances ${sub} needs an instance ID and a STEP id`);
@@ -124,5 +139,7 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
   if (sub === 'steps') {
     return print(await client.instances.steps(target));
   }
-  throw new Error(`unknown subcommand ${sub} (start, get, steps, retry, resolve, fail)`);
+  throw new Error(
+    `unknown subcommand ${sub} (start, get, steps, pause, resume, cancel, retry, resolve, fail)`,
+  );
 }
