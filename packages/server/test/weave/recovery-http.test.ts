@@ -208,6 +208,14 @@ forEachDialect((dialect) => {
           [2, 'ACTIVE'],
         ],
       );
+      // The old Pulse task no longer waits for a review (nor holds a quota slot): it is
+      // settled as superseded, and its result reaches the inbox as a stale one.
+      const oldTask = await db()
+        .selectFrom('tasks')
+        .select(['status', 'error_code'])
+        .where('id', '=', old.task_id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual({ ...oldTask }, { status: 'FAILED', error_code: 'superseded' });
       const retried = await claimOne('reviewed');
       assert.equal(retried.task_id, answer.task_id);
       const task = await db()
@@ -225,6 +233,12 @@ forEachDialect((dialect) => {
       assert.equal(done.status, 'SUCCEEDED');
       assert.deepEqual(done.output, { charged: { charged: amount } });
       const history = await client.instances.history(instance.id);
+      const stale = history.events.find((e) => e.type === 'result.stale_ignored');
+      assert.equal(
+        (stale?.details as Record<string, unknown> | undefined)?.task_id,
+        old.task_id,
+        'the superseded task is recorded stale',
+      );
       const retriedEvent = history.events.find((e) => e.type === 'step.retried');
       assert.deepEqual(retriedEvent?.details, {
         reason: 'corrected the amount',

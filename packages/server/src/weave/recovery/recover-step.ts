@@ -22,6 +22,7 @@ import { EngineError, ROOT_STEP_ID } from '@weave/engine';
 import type { Program, Recovery, Reopened } from '@weave/engine';
 import { sql } from 'kysely';
 import { WeaveError, notFound } from '../../errors.js';
+import { reviewTask } from '../../pulse/review-task.js';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
 import type { Activation, Instance, StepRow } from '../model/rows.js';
@@ -114,7 +115,7 @@ export async function recoverStep(
   const revision = instance.revision + 1n;
 
   await writeSteps(tx, ns, steps, reopened, request);
-  await settleOldActivation(tx, ns, old, request.recovery);
+  await settleOldActivation(tx, ns, old, request);
   const activated = await activateWork(
     tx,
     {
@@ -400,12 +401,14 @@ async function settleOldActivation(
   tx: Tx,
   ns: string,
   old: Activation | undefined,
-  action: RecoveryAction,
+  request: RecoveryRequest,
 ): Promise<void> {
   if (old === undefined) {
     return;
   }
+  const action = request.recovery;
   if (old.status === 'NEEDS_REVIEW') {
+    await settleReviewTask(tx, ns, old, request);
     const status =
       action.action === 'retry'
         ? 'SUPERSEDED'
@@ -422,6 +425,48 @@ async function settleOldActivation(
   }
   // A POLL's deadline or final-signal wait must not fire for the old activation.
   await closeWaitsOf(tx, ns, [old.id], 'CANCELLED');
+}
+
+/**
+ * The old activation's Pulse task, still NEEDS_REVIEW, is settled with the operator's decision
+ * (a retry supersedes it): it no longer holds a slot of the application's quota, and its result
+ * reaches the inbox as the result of an activation that is no longer current — recorded as
+ * stale, never applied (E1.7).
+ */
+async function settleReviewTask(
+  tx: Tx,
+  ns: string,
+  old: Activation,
+  request: RecoveryRequest,
+): Promise<void> {
+  if (old.kind !== 'TASK' || old.taskId === null) {
+    return;
+  }
+  const task = await tx.db
+    .selectFrom('tasks')
+    .select('status')
+    .where('namespace_id', '=', ns)
+    .where('id', '=', old.taskId)
+    .executeTakeFirst();
+  if (task?.status !== 'NEEDS_REVIEW') {
+    return;
+  }
+  const action = request.recovery;
+  await reviewTask(tx, {
+    namespaceId: ns,
+    taskId: old.taskId,
+    review:
+      action.action === 'resolve'
+        ? { action: 'succeed', output: action.output }
+        : action.action === 'fail'
+          ? { action: 'fail', error: action.error }
+          : {
+              action: 'fail',
+              error: { code: 'superseded', message: 'retried as a new activation by an operator' },
+            },
+    reason: request.reason,
+    credentialId: null,
+  });
 }
 
 async function upsertAdvance(
