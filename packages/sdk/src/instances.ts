@@ -11,10 +11,13 @@ import { callRoute } from './call-route.js';
 import type { CallArgs } from './call-route.js';
 import type { WorkflowHandle } from './define-workflow.js';
 import type { BodyOf, RouteContract } from './protocol/index.js';
-import { instances } from './protocol/index.js';
+import { instances, signals } from './protocol/index.js';
 import type { Requester } from './transport.js';
 
 type StartBody = BodyOf<typeof instances.startInstance>;
+
+/** The body of `POST /instances/{id}/signals`: name, payload, payload_version?. */
+export type SignalInstanceOptions = BodyOf<typeof signals.signalInstance>;
 
 /** The Start body, with `input` typed by the handle's `Input` when a handle is given. */
 export type StartOptions<Input = unknown> = Omit<StartBody, 'input'> & { readonly input: Input };
@@ -91,6 +94,22 @@ export class InstancesClient {
         ...(options.after === undefined ? {} : { after: options.after }),
         ...(options.limit === undefined ? {} : { limit: options.limit }),
       },
+    });
+  }
+
+  /**
+   * Send a signal to this instance's waiting step of that name and payload version (scope
+   * workflows:signal; no correlation check). 404 without the instance, 409 `invalid_state`
+   * when no such step waits.
+   *
+   * @example
+   * await client.instances.signal('42', { name: 'approval', payload: { approved: true } }, 'approve-42');
+   */
+  signal(id: string, options: SignalInstanceOptions, idempotencyKey?: string) {
+    return this.#call(signals.signalInstance, {
+      params: { instance: id },
+      body: options,
+      idempotencyKey,
     });
   }
 }

@@ -47,6 +47,7 @@ export * as admin from './admin.js';
 export * as instances from './instances.js';
 export * as orbit from './orbit.js';
 export * as schedules from './schedules.js';
+export * as signals from './signals.js';
 export * as tasks from './tasks.js';
 export * as workers from './workers.js';
 export * as workflows from './workflows.js';

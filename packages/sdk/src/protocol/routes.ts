@@ -4,6 +4,7 @@ import * as admin from './admin.js';
 import * as instances from './instances.js';
 import * as orbit from './orbit.js';
 import * as schedules from './schedules.js';
+import * as signals from './signals.js';
 import * as tasks from './tasks.js';
 import * as workers from './workers.js';
 import * as workflows from './workflows.js';
@@ -23,4 +24,5 @@ export const ROUTES: readonly RouteContract[] = [
   orbit,
   workflows,
   instances,
+  signals,
 ].flatMap(contractsOf);

@@ -5,6 +5,7 @@ import { credentialRoutes } from './credentials.js';
 import { instanceRoutes } from './instances.js';
 import { queueRoutes } from './queues.js';
 import { scheduleRoutes } from './schedules.js';
+import { signalRoutes } from './signals.js';
 import { streamRoutes } from './streams.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { taskRoutes } from './tasks.js';
@@ -26,4 +27,5 @@ export const allRoutes: readonly Route[] = [
   ...webhookRoutes,
   ...workflowRoutes,
   ...instanceRoutes,
+  ...signalRoutes,
 ];
