@@ -8,17 +8,25 @@ import { parse, stringify } from '@weave/json';
 import type { JsonInput } from '@weave/json';
 import { parseCommand } from './options.js';
 import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
+import {
+  SIGNAL_OPTIONS,
+  idempotencyKeyOf,
+  readPayload,
+  readPayloadVersion,
+} from './signals-command.js';
 
 const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY] [--version N] [--idempotency-key K]
        weave instances get ID
        weave instances steps ID
+       weave instances signal ID NAME --payload JSON [--payload-version N] [--idempotency-key K]
 
   start    start an instance of the published workflow NAME; --input is JSON text or @file
   get      the current view of an instance
   steps    its steps with their status ($root hidden)
+  signal   send signal NAME to this instance's waiting step (no correlation check)
 ${REMOTE_HELP}
 Prints the answer as JSON (numbers exactly as stored). The key needs workflows:start
-(start) or workflows:read (get, steps).`;
+(start), workflows:read (get, steps) or workflows:signal (signal).`;
 
 function print(value: unknown): number {
   process.stdout.write(`${stringify(value as JsonInput)}\n`);
@@ -31,10 +39,10 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
     input: { type: 'string' },
     'business-key': { type: 'string' },
     version: { type: 'string' },
-    'idempotency-key': { type: 'string' },
+    ...SIGNAL_OPTIONS,
     ...REMOTE_OPTIONS,
   });
-  const [sub, target] = positionals;
+  const [sub, target, signalName] = positionals;
   if (values.help === true || sub === undefined) {
     process.stdout.write(`${HELP}\n`);
     return values.help === true ? 0 : 2;
@@ -73,5 +81,17 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
   if (sub === 'steps') {
     return print(await client.instances.steps(target));
   }
-  throw new Error(`unknown subcommand ${sub} (start, get, steps)`);
+  if (sub === 'signal') {
+    if (signalName === undefined) {
+      throw new Error('weave instances signal needs an instance ID and a signal NAME');
+    }
+    const version = readPayloadVersion(values['payload-version']);
+    const body = {
+      name: signalName,
+      payload: readPayload(values.payload),
+      ...(version === undefined ? {} : { payload_version: version }),
+    };
+    return print(await client.instances.signal(target, body, idempotencyKeyOf(values)));
+  }
+  throw new Error(`unknown subcommand ${sub} (start, get, steps, signal)`);
 }
