@@ -40,8 +40,11 @@ export function readPayloadVersion(text: unknown): number | undefined {
   if (text === undefined) {
     return undefined;
   }
-  if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text)) {
-    throw new Error(`--payload-version must be an integer ≥ 1 (got ${String(text)})`);
+  if (typeof text !== 'string') {
+    throw new Error('--payload-version needs a value');
+  }
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) {
+    throw new Error(`--payload-version must be an integer ≥ 1 (got ${text})`);
   }
   return Number(text);
 }
