@@ -15,6 +15,8 @@ import type { TestServer } from '../support/servers.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWorker } from '../support/workers.js';
 import type { Worker } from '@weave/sdk';
+import { checkNamespaceScope } from '../support/namespace-scope.js';
+import { StatementLog } from '../support/statements.js';
 
 const KEYED = { type: 'object', required: ['key'], properties: { key: { type: 'string' } } };
 
@@ -487,6 +489,75 @@ forEachDialect((dialect) => {
         .where('instance_id', '=', instance.id)
         .executeTakeFirstOrThrow();
       assert.equal(waitNow.state, 'WAITING', 'the clock, not the signal, closes it');
+    });
+  });
+
+  describe(`signal statements on ${dialect}`, () => {
+    const log = new StatementLog();
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer(dialect, {
+        onStatement: log.hook,
+        sweepIntervalMs: false,
+        scheduleIntervalMs: false,
+      });
+      for (const w of WORKFLOWS) {
+        await t.admin.workflows.publish(w);
+      }
+    });
+    after(() => t.close());
+
+    test('[E1.4] [A2.4] every statement of sending, buffering, taking and applying a signal names the namespace of each table', async () => {
+      const client = t.admin;
+      const mark = log.mark();
+      await client.signals.send({
+        name: 'approval',
+        correlation_key: 'b',
+        payload: 1,
+        ttl: 'PT30S',
+      });
+      const buffered = (await client.instances.start('approve', { input: { key: 'b' } })).instance;
+      const direct = (await client.instances.start('approve', { input: { key: 'd' } })).instance;
+      await client.instances.signal(direct.id, { name: 'approval', payload: 2 });
+      const parcel = (await client.instances.start('parcel', { input: { key: 'p' } })).instance;
+      const { tasks } = await client.claimTasks('q1', { worker_id: 'w', max_tasks: 1 });
+      const [task] = tasks;
+      assert.ok(task);
+      await client.startAttempt(task.task_id, task.attempt_id, task.permit);
+      await client.signals.send({ name: 'delivered', correlation_key: 'p', payload: 3 });
+      for (const id of [buffered.id, direct.id, parcel.id]) {
+        await waitFor(
+          async () => (await client.instances.get(id)).instance.status === 'SUCCEEDED' || undefined,
+          { timeoutMs: 20_000, what: `instance ${id} SUCCEEDED` },
+        );
+      }
+      await client.completeAttempt(task.task_id, task.attempt_id, task.permit, {
+        outcome: 'succeeded',
+        result: { status: 'DONE' },
+      });
+      await waitFor(
+        async () =>
+          (await client.instances.history(parcel.id, { limit: 1000 })).events.some(
+            (e) => e.type === 'result.late',
+          ) || undefined,
+        { timeoutMs: 20_000, what: 'the late query result recorded' },
+      );
+      const namespaced = new Set(
+        (await t.server.database.kysely.introspection.getTables())
+          .filter((table) => table.columns.some((c) => c.name === 'namespace_id'))
+          .map((table) => table.name),
+      );
+      const statements = log
+        .transactions(mark)
+        .flatMap((tx) => tx.statements)
+        .filter((s) => !/ where credentials\.lookup = \?$/.test(s.sql))
+        // The consumer's discovery reads scan across namespaces by design (runtime.md §7).
+        .filter((s) => !/^select namespace_id, (instance_id|id as instance_id), /.test(s.sql));
+      assert.ok(statements.some((s) => s.sql.includes('weave_signals')));
+      const unscoped = statements
+        .map((s) => ({ sql: s.sql, tables: checkNamespaceScope(s.sql, namespaced).unscoped }))
+        .filter((s) => s.tables.length > 0);
+      assert.deepEqual(unscoped, []);
     });
   });
 });
