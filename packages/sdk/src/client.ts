@@ -17,6 +17,7 @@ import { send } from './transport.js';
 import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
 import type { Completion } from './types.js';
 import { InstancesClient } from './instances.js';
+import { SignalsClient } from './signals.js';
 import { WorkflowsClient } from './workflows.js';
 
 export type { ClientOptions, RawResponse, RequestOptions } from './transport.js';
@@ -31,6 +32,8 @@ export class WeaveClient {
   readonly workflows: WorkflowsClient = new WorkflowsClient(this.#request);
   /** Workflow instances: start, read (docs/sdk.md). */
   readonly instances: InstancesClient = new InstancesClient(this.#request);
+  /** Workflow signals by name and correlation key (docs/sdk.md). */
+  readonly signals: SignalsClient = new SignalsClient(this.#request);
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };

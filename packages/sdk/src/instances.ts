@@ -11,13 +11,15 @@ import { callRoute } from './call-route.js';
 import type { CallArgs } from './call-route.js';
 import type { WorkflowHandle } from './define-workflow.js';
 import type { BodyOf, RouteContract } from './protocol/index.js';
-import { controls, instances, recovery } from './protocol/index.js';
+import { controls, instances, recovery, signals } from './protocol/index.js';
 import type { Requester } from './transport.js';
 
 type StartBody = BodyOf<typeof instances.startInstance>;
 export type RetryStepOptions = BodyOf<typeof recovery.retryInstanceStep>;
 export type ResolveStepOptions = BodyOf<typeof recovery.resolveInstanceStep>;
 export type FailStepOptions = BodyOf<typeof recovery.failInstanceStep>;
+
+export type SignalInstanceOptions = BodyOf<typeof signals.signalInstance>;
 
 /** `expected_revision` (409 `revision_mismatch` when the instance moved on) and a `reason`. */
 export type ControlOptions = BodyOf<typeof controls.pauseInstance>;
@@ -179,6 +181,22 @@ export class InstancesClient {
   fail(id: string, stepId: string, options: FailStepOptions, idempotencyKey?: string) {
     return this.#call(recovery.failInstanceStep, {
       params: { instance: id, step: stepId },
+      body: options,
+      idempotencyKey,
+    });
+  }
+
+  /**
+   * Send a signal to this instance's waiting step of that name and payload version (scope
+   * workflows:signal; no correlation check). 404 without the instance, 409 `invalid_state`
+   * when no such step waits.
+   *
+   * @example
+   * await client.instances.signal('42', { name: 'approval', payload: { approved: true } }, 'approve-42');
+   */
+  signal(id: string, options: SignalInstanceOptions, idempotencyKey?: string) {
+    return this.#call(signals.signalInstance, {
+      params: { instance: id },
       body: options,
       idempotencyKey,
     });

@@ -28,6 +28,8 @@ export interface ServerOptions {
   readonly inboxIntervalMs?: number | false;
   /** Active workflow instances allowed per namespace (default 10,000, seed 002 §4). */
   readonly maxActiveInstances?: number;
+  /** The longest signal buffer window (`ttl`) accepted (default 24 h, docs/design/signals.md). */
+  readonly maxSignalTtlMs?: number;
   /** The route table (default: every route of the API); tests wrap it to check answers. */
   readonly routes?: readonly Route[];
   /** `mysql://…` or a SQLite path. */
@@ -93,9 +95,14 @@ export class Server {
         ready: () => checkReady(database),
         notifier,
         ...(options.routes === undefined ? {} : { routes: options.routes }),
-        ...(options.maxActiveInstances === undefined
-          ? {}
-          : { settings: { maxActiveInstances: options.maxActiveInstances } }),
+        settings: {
+          ...(options.maxActiveInstances === undefined
+            ? {}
+            : { maxActiveInstances: options.maxActiveInstances }),
+          ...(options.maxSignalTtlMs === undefined
+            ? {}
+            : { maxSignalTtlMs: options.maxSignalTtlMs }),
+        },
         ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
         ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
         ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),

@@ -49,6 +49,7 @@ export * as instances from './instances.js';
 export * as orbit from './orbit.js';
 export * as recovery from './recovery.js';
 export * as schedules from './schedules.js';
+export * as signals from './signals.js';
 export * as tasks from './tasks.js';
 export * as workers from './workers.js';
 export * as workflows from './workflows.js';

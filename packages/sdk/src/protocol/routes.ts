@@ -6,6 +6,7 @@ import * as instances from './instances.js';
 import * as orbit from './orbit.js';
 import * as recovery from './recovery.js';
 import * as schedules from './schedules.js';
+import * as signals from './signals.js';
 import * as tasks from './tasks.js';
 import * as workers from './workers.js';
 import * as workflows from './workflows.js';
@@ -27,4 +28,5 @@ export const ROUTES: readonly RouteContract[] = [
   instances,
   controls,
   recovery,
+  signals,
 ].flatMap(contractsOf);

@@ -1,6 +1,7 @@
 /**
  * `weave instances start NAME --input JSON [--business-key K] [--version N]`, `weave instances get
- * ID`, `weave instances steps ID`, `weave instances pause|resume|cancel ID` (controls) and
+ * ID`, `weave instances steps ID`, `weave instances signal ID NAME`, `weave instances
+ * pause|resume|cancel ID` (controls) and
  * `weave instances retry|resolve|fail ID STEP --reason …` (manual recovery): workflow instances on a running server, through the SDK
  * client (`--url`, `--namespace`, `--key` or WEAVE_*). Answers are printed as exact JSON.
  */
@@ -9,10 +10,17 @@ import { parse, stringify } from '@weave/json';
 import type { JsonInput } from '@weave/json';
 import { parseCommand } from './options.js';
 import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
+import {
+  SIGNAL_OPTIONS,
+  idempotencyKeyOf,
+  readPayload,
+  readPayloadVersion,
+} from './signals-command.js';
 
 const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY] [--version N] [--idempotency-key K]
        weave instances get ID
        weave instances steps ID
+       weave instances signal ID NAME --payload JSON [--payload-version N] [--idempotency-key K]
        weave instances pause|resume|cancel ID [--reason TEXT] [--expected-revision R] [--idempotency-key K]
        weave instances retry ID STEP --reason TEXT [--input JSON] [--expected-revision R] [--idempotency-key K]
        weave instances resolve ID STEP --reason TEXT --output JSON [--expected-revision R] [--idempotency-key K]
@@ -21,6 +29,7 @@ const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY
   start    start an instance of the published workflow NAME; --input is JSON text or @file
   get      the current view of an instance
   steps    its steps with their status ($root hidden)
+  signal   send signal NAME to this instance's waiting step (no correlation check)
   pause    no new work starts until resume (work in flight runs on, its results are recorded)
   resume   continue a paused instance (it plans at once)
   cancel   CANCELLING until the work in flight settles, then CANCELLED
@@ -30,7 +39,7 @@ const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY
   fail     fail a NEEDS_REVIEW TASK/POLL step with --error-code
 ${REMOTE_HELP}
 Prints the answer as JSON (numbers exactly as stored). The key needs workflows:start
-(start), workflows:read (get, steps) or workflows:control (pause, resume, cancel, retry, resolve, fail).`;
+(start), workflows:read (get, steps), workflows:signal (signal) or workflows:control (pause, resume, cancel, retry, resolve, fail).`;
 
 function jsonOption(text: string): ReturnType<typeof parse> {
   return parse(text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text);
@@ -47,12 +56,12 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
     input: { type: 'string' },
     'business-key': { type: 'string' },
     version: { type: 'string' },
-    'idempotency-key': { type: 'string' },
     reason: { type: 'string' },
     output: { type: 'string' },
     'error-code': { type: 'string' },
     'error-message': { type: 'string' },
     'expected-revision': { type: 'string' },
+    ...SIGNAL_OPTIONS,
     ...REMOTE_OPTIONS,
   });
   const [sub, target, stepId] = positionals;
@@ -139,7 +148,20 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
   if (sub === 'steps') {
     return print(await client.instances.steps(target));
   }
+  if (sub === 'signal') {
+    const signalName = stepId;
+    if (signalName === undefined) {
+      throw new Error('weave instances signal needs an instance ID and a signal NAME');
+    }
+    const version = readPayloadVersion(values['payload-version']);
+    const body = {
+      name: signalName,
+      payload: readPayload(values.payload),
+      ...(version === undefined ? {} : { payload_version: version }),
+    };
+    return print(await client.instances.signal(target, body, idempotencyKeyOf(values)));
+  }
   throw new Error(
-    `unknown subcommand ${sub} (start, get, steps, pause, resume, cancel, retry, resolve, fail)`,
+    `unknown subcommand ${sub} (start, get, steps, signal, pause, resume, cancel, retry, resolve, fail)`,
   );
 }

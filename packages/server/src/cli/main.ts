@@ -9,6 +9,7 @@ import { runMigrate } from './migrate-command.js';
 import { runServer } from './server-command.js';
 import { runWorkflows } from './workflows-command.js';
 import { runInstances } from './instances-command.js';
+import { runSignals } from './signals-command.js';
 import { VERSION } from '../version.js';
 
 const USAGE = `usage: weave <command> [options]
@@ -19,7 +20,8 @@ commands:
   migrate    apply database migrations (--db …) [--print]
   bootstrap  create a namespace, application, queues and a credential (--db … --namespace …)
   workflows  validate FILE | simulate FILE … (offline) | publish FILE (to a server)
-  instances  start NAME --input JSON | get ID | steps ID (on a server)
+  instances  start NAME --input JSON | get ID | steps ID | signal ID NAME --payload JSON (on a server)
+  signals    send NAME --correlation KEY --payload JSON (on a server)
   version    print the version
 
 Run 'weave <command> --help' for the options of a command.`;
@@ -40,6 +42,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await runWorkflows(rest);
       case 'instances':
         return await runInstances(rest);
+      case 'signals':
+        return await runSignals(rest);
       case 'version':
       case '--version':
         process.stdout.write(`weave ${VERSION}\n`);

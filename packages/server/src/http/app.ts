@@ -17,6 +17,7 @@ import type { BodyOutcome } from './read-body.js';
 import { buildOpenApi } from './openapi.js';
 import type { Route, RouteSettings } from './route.js';
 import { DEFAULT_MAX_ACTIVE_INSTANCES } from '../weave/instance/admit-instance.js';
+import { DEFAULT_MAX_SIGNAL_TTL_MS } from '../weave/signals/send-signal.js';
 import { allRoutes } from './routes/index.js';
 import { runRoute } from './run-route.js';
 import type { RouteEnvironment } from './run-route.js';
@@ -191,7 +192,11 @@ function registerRoutes(app: FastifyInstance, options: HttpOptions, routes: read
   const env = {
     database: options.database,
     notifier: options.notifier ?? new TaskNotifier(),
-    settings: { maxActiveInstances: DEFAULT_MAX_ACTIVE_INSTANCES, ...options.settings },
+    settings: {
+      maxActiveInstances: DEFAULT_MAX_ACTIVE_INSTANCES,
+      maxSignalTtlMs: DEFAULT_MAX_SIGNAL_TTL_MS,
+      ...options.settings,
+    },
   };
   for (const route of routes) {
     registerRoute(app, env, route);

@@ -27,6 +27,8 @@ export interface RouteContext {
 export interface RouteSettings {
   /** Active workflow instances allowed per namespace (seed 002 §4: 10,000; lower in tests). */
   readonly maxActiveInstances: number;
+  /** The longest buffer window (`ttl`) a signal may ask for (docs/design/signals.md §2). */
+  readonly maxSignalTtlMs: number;
 }
 
 /**

@@ -37,8 +37,9 @@
  *   检查点 checkpoint → weave_pending_advances.checkpoint → PendingAdvance.checkpoint
  *   控制版本 control version → weave_instances.control_version → Instance.controlVersion
  *   实例历史 history → weave_history → HistoryEvent, weave/model/rows.ts
+ *   信号 signal → weave_signals → weave/signals/ (docs/design/signals.md; the in-process
+ *     wake-ups are store/wake-ups.ts)
  * Weave terms with no table yet (they come with issue 12, docs/design/runtime.md §1.11):
- * signal (workflow signals, weave_signals; the in-process wake-ups are store/wake-ups.ts),
  * recovery.
  *
  * Row types of the tables, as Kysely sees them (snake_case, as stored).
@@ -516,6 +517,25 @@ export interface WeaveHistoryTable {
   details: string | null;
 }
 
+export interface WeaveSignalsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  name: string;
+  /** Exact bytes (VARBINARY / BLOB); NULL for a direct signal. */
+  correlation_key: Uint8Array | null;
+  instance_id: Int | null;
+  payload: string;
+  payload_version: Int;
+  state: string;
+  matched_count: Int;
+  admitted_at: Int;
+  expires_at: Int | null;
+  consumed_wait_id: Int | null;
+  created_by: Int | null;
+  created_at: Int;
+  updated_at: Int;
+}
+
 export interface Schema {
   namespaces: NamespacesTable;
   applications: ApplicationsTable;
@@ -547,4 +567,5 @@ export interface Schema {
   weave_inbox: WeaveInboxTable;
   weave_pending_advances: WeavePendingAdvancesTable;
   weave_history: WeaveHistoryTable;
+  weave_signals: WeaveSignalsTable;
 }

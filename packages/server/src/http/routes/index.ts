@@ -7,6 +7,7 @@ import { instanceRecoveryRoutes } from './instance-recovery.js';
 import { instanceRoutes } from './instances.js';
 import { queueRoutes } from './queues.js';
 import { scheduleRoutes } from './schedules.js';
+import { signalRoutes } from './signals.js';
 import { streamRoutes } from './streams.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { taskRoutes } from './tasks.js';
@@ -30,4 +31,5 @@ export const allRoutes: readonly Route[] = [
   ...instanceRoutes,
   ...instanceControlRoutes,
   ...instanceRecoveryRoutes,
+  ...signalRoutes,
 ];

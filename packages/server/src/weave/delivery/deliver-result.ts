@@ -12,6 +12,7 @@ import { stringify, utf8ByteLength } from '@weave/json';
 import { WeaveError } from '../../errors.js';
 import { toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
+import { readNow } from '../../store/with-tx.js';
 
 /**
  * The owner of every workflow task (`tasks.owner_kind`, E1.3): `owner_id` is its activation. A
@@ -133,6 +134,9 @@ export async function deliverResult(tx: Tx, result: TaskResultForWorkflow): Prom
   if (utf8ByteLength(snapshot) > MAX_SNAPSHOT_BYTES) {
     lost(result, 'the frozen snapshot is over 512 KiB');
   }
+  // E4.5 (signals.md §3): a POLL query's admission time is read now, under its task's lock, which
+  // a final signal also takes before it reads its own: the two times are in lock order.
+  const admittedAt = owner.roundId === null ? tx.now : await readNow(tx.db, tx.dialect);
   await tx.write(
     tx.db.insertInto('weave_inbox').values({
       namespace_id: result.namespaceId,
@@ -147,11 +151,11 @@ export async function deliverResult(tx: Tx, result: TaskResultForWorkflow): Prom
       snapshot,
       state: 'PENDING',
       outcome: null,
-      available_at: tx.now,
+      available_at: admittedAt,
       lease_owner: null,
       lease_until: null,
       error_code: null,
-      created_at: tx.now,
+      created_at: admittedAt,
       processed_at: null,
     }),
   );

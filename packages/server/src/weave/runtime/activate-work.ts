@@ -27,6 +27,8 @@ import type { WeaveWaitsTable } from '../../store/schema.js';
 import type { Micros } from '../../store/values.js';
 import { toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
+import { takeBufferedSignals } from '../signals/take-buffered.js';
+import type { NewSignalWait } from '../signals/take-buffered.js';
 
 /** A queue the instance's version uses, read (and locked) by the caller. */
 export interface RoundQueue {
@@ -63,6 +65,8 @@ export interface Activated {
   readonly activationId: string;
   readonly taskId: string | null;
   readonly roundId: string | null;
+  /** A buffered signal its new wait took (docs/design/signals.md §4). */
+  readonly bufferedSignalId?: string;
 }
 
 const US_PER_MS = 1000n;
@@ -128,13 +132,18 @@ export async function activateWork(
   const roundIds = await insertFirstRounds(tx, ctx, polls, activationIds);
   const tasks = await submitTasks(tx, ctx, decisions, { activationIds, roundIds });
   await linkRows(tx, ctx, decisions, { activationIds, roundIds, tasks });
-  await insertWaits(tx, ctx, decisions, activationIds);
-  return decisions.map((d) => ({
-    stepId: d.stepId,
-    activationId: idOf(activationIds, d.stepId),
-    taskId: tasks.get(d.stepId) ?? null,
-    roundId: roundIds.get(d.stepId) ?? null,
-  }));
+  const signalWaits = await insertWaits(tx, ctx, decisions, activationIds);
+  const buffered = await takeBufferedSignals(tx, ctx.namespaceId, signalWaits);
+  return decisions.map((d) => {
+    const signalId = buffered.get(d.stepId);
+    return {
+      stepId: d.stepId,
+      activationId: idOf(activationIds, d.stepId),
+      taskId: tasks.get(d.stepId) ?? null,
+      roundId: roundIds.get(d.stepId) ?? null,
+      ...(signalId === undefined ? {} : { bufferedSignalId: signalId }),
+    };
+  });
 }
 
 function idOf(ids: ReadonlyMap<string, string>, stepId: string): string {
@@ -341,13 +350,16 @@ const NO_SIGNAL: SignalColumns = {
   correlation_key: null,
 };
 
-/** TIMER and SIGNAL waits, and each POLL's final-signal or deadline wait (A2.4–A2.6). */
+/**
+ * TIMER and SIGNAL waits, and each POLL's final-signal or deadline wait (A2.4–A2.6). The signal
+ * waits come back with their ids (they may take a buffered signal at once).
+ */
 async function insertWaits(
   tx: Tx,
   ctx: RoundContext,
   decisions: readonly ActivateDecision[],
   activationIds: ReadonlyMap<string, string>,
-): Promise<void> {
+): Promise<NewSignalWait[]> {
   const rows = decisions.flatMap((d): Insertable<WeaveWaitsTable>[] => {
     const base = {
       namespace_id: ctx.namespaceId,
@@ -381,7 +393,28 @@ async function insertWaits(
     }
     return [];
   });
-  if (rows.length > 0) {
-    await tx.write(tx.db.insertInto('weave_waits').values(rows));
+  const signals = rows.filter((r) => r.signal_name != null && r.correlation_key != null);
+  if (signals.length === 0) {
+    if (rows.length > 0) {
+      await tx.write(tx.db.insertInto('weave_waits').values(rows));
+    }
+    return [];
   }
+  const query = tx.db.insertInto('weave_waits').values(rows).returning(['id', 'activation_id']);
+  const { rows: inserted } = await tx.db.executeQuery(query.compile());
+  // RETURNING order is not promised: match by activation (one signal wait per activation).
+  const waitIds = new Map(inserted.map((r) => [toId(r.activation_id), toId(r.id)]));
+  const stepByActivation = new Map(decisions.map((d) => [idOf(activationIds, d.stepId), d.stepId]));
+  return signals.map((r) => {
+    const activationId = toId(r.activation_id);
+    return {
+      waitId: waitIds.get(activationId) ?? '',
+      instanceId: ctx.instanceId,
+      activationId,
+      stepId: stepByActivation.get(activationId) ?? '',
+      name: r.signal_name ?? '',
+      correlation: r.correlation_key as Uint8Array,
+      payloadVersion: Number(r.payload_version),
+    };
+  });
 }

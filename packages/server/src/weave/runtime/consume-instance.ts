@@ -37,6 +37,8 @@ import { dueRoundActions, startPollRounds } from './poll-rounds.js';
 import { settleResults } from './settle-results.js';
 import type { Settlements } from './settle-results.js';
 import { readVersionQueues } from './version-queues.js';
+import { SIGNAL_RECEIVED } from '../signals/signal-snapshot.js';
+import { rowHistoryType } from './row-history.js';
 
 const ROUND_LIMIT = 32;
 
@@ -102,6 +104,8 @@ export async function consumeInstance(
       .where('instance_id', '=', instanceId)
       .where('state', '=', 'PENDING')
       .where('available_at', '<=', tx.now)
+      // E4.5: by reliable admission time, then id (a POLL's final signal vs its final query).
+      .orderBy('created_at')
       .orderBy('id')
       .limit(MAX_ROWS),
     tx.db
@@ -286,12 +290,7 @@ function rowHistory(
 ): HistoryEntry[] {
   return rows.map((row) => {
     const outcome = settlements.outcomes.get(row.id);
-    const type =
-      outcome?.kind === 'APPLIED'
-        ? 'result.applied'
-        : outcome?.kind === 'QUARANTINED'
-          ? 'result.quarantined'
-          : 'result.stale_ignored';
+    const type = rowHistoryType(row.type, outcome);
     const reason =
       outcome?.kind === 'STALE'
         ? outcome.reason
@@ -302,7 +301,9 @@ function rowHistory(
       type,
       revision,
       details: {
-        task_id: row.sourceTaskId ?? '',
+        ...(row.type === SIGNAL_RECEIVED
+          ? { signal_id: row.eventId.split('.')[1] ?? '' }
+          : { task_id: row.sourceTaskId ?? '' }),
         event: row.type,
         ...(reason === undefined ? {} : { reason }),
       },

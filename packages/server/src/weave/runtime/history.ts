@@ -30,6 +30,11 @@ export async function writeHistory(
     tx.db.insertInto('weave_history').values(
       entries.map((entry, i) => {
         const work = entry.type === 'step.activated' ? byStep.get(entry.stepId ?? '') : undefined;
+        // A new wait that took a buffered signal says so on its activation (signals.md §4).
+        const details =
+          work?.bufferedSignalId === undefined
+            ? entry.details
+            : { ...entry.details, buffered_signal_id: work.bufferedSignalId };
         return {
           namespace_id: at.namespaceId,
           instance_id: at.instanceId,
@@ -42,7 +47,7 @@ export async function writeHistory(
           round_id: work?.roundId ?? null,
           inbox_id: null,
           at: tx.now,
-          details: entry.details === undefined ? null : stringify(entry.details),
+          details: details === undefined ? null : stringify(details),
         };
       }),
     ),

@@ -11,6 +11,8 @@ import type { Program, StepState } from '@weave/engine';
 import type { Micros } from '../../store/values.js';
 import type { Activation, InboxEvent, PollRound, StepRow, Wait } from '../model/rows.js';
 import type { WaitPurpose } from '../model/states.js';
+import { SIGNAL_RECEIVED } from '../signals/signal-snapshot.js';
+import { settleSignalRow } from '../signals/settle-signal.js';
 
 export type RowOutcome =
   | { readonly kind: 'APPLIED' }
@@ -144,7 +146,20 @@ export function settleResults(input: SettleInput): Settlements {
   };
   // Activations a row or a wait of this batch already decided (a second one is stale).
   const settledActivations = new Set<string>();
+  const signal = {
+    terminal: input.terminal,
+    stepsById,
+    activations,
+    openRounds: input.openRounds ?? [],
+    settled: settledActivations,
+    bySignal: new Set<string>(),
+    out,
+  };
   for (const row of input.rows) {
+    if (row.type === SIGNAL_RECEIVED) {
+      out.outcomes.set(row.id, settleSignalRow(signal, row));
+      continue;
+    }
     const frozen = hasFrozenSource(row) ? readSnapshot(row) : undefined;
     if (frozen === undefined) {
       const code = hasFrozenSource(row) ? SNAPSHOT_INVALID : LEGACY_RESULT_UNVERIFIED;
@@ -155,7 +170,11 @@ export function settleResults(input: SettleInput): Settlements {
     const step = activation === undefined ? undefined : stepsById.get(activation.stepRowId);
     const stale = staleReason(input, row, activation, step, settledActivations);
     if (stale !== undefined || activation === undefined || step === undefined) {
-      out.outcomes.set(row.id, { kind: 'STALE', reason: stale ?? 'no_activation' });
+      const late = finalSignalFirst(input, row, signal.bySignal);
+      out.outcomes.set(row.id, {
+        kind: 'STALE',
+        reason: late ? FINAL_SIGNAL_FIRST : (stale ?? 'no_activation'),
+      });
       continue;
     }
     settledActivations.add(activation.id);
@@ -240,6 +259,30 @@ function closeDueWaits(
       }
     }
   }
+}
+
+/** The stale reason of a POLL's query result that lost to its final signal (E4.5). */
+export const FINAL_SIGNAL_FIRST = 'final_signal_first';
+
+/**
+ * E4.5: a query's own answer (not the cancellation the signal caused) for a POLL that its final
+ * signal completed, in this batch or an earlier one: recorded as `result.late`.
+ */
+function finalSignalFirst(
+  input: SettleInput,
+  row: InboxEvent,
+  bySignal: ReadonlySet<string>,
+): boolean {
+  const activationId = row.sourceActivationId;
+  if (activationId === null || row.sourceRoundId === null || row.type === 'task.cancelled') {
+    return false;
+  }
+  return (
+    bySignal.has(activationId) ||
+    input.steps.some(
+      (s) => s.currentActivationId === activationId && s.completedBy === 'FINAL_SIGNAL',
+    )
+  );
 }
 
 /** E1.7: a result of an old activation, an old round or an older revision is never applied. */
