@@ -14,7 +14,7 @@ export { WeaveApiError, isWeaveApiError } from './api-error.js';
 export { ResultsClient } from './results.js';
 export { WorkflowsClient } from './workflows.js';
 export { InstancesClient } from './instances.js';
-export type { StartOptions } from './instances.js';
+export type { InstanceListFilter, StartOptions } from './instances.js';
 export type { ReadOptions, SubscribeOptions } from './results.js';
 export { Worker } from './worker.js';
 export type { StopSignal, TaskContext, TaskHandler, WorkerOptions } from './worker.js';

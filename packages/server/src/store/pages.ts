@@ -43,8 +43,11 @@ export async function readPage<DB, TB extends keyof DB, O, T>(
   return pageOf(rows.map(keyset.toItem), page.size, keyset.idOf);
 }
 
-/** The page of `size` items out of up to `size + 1` rows read. */
-function pageOf<T>(rows: T[], size: number, idOf: (item: T) => string): Page<T> {
+/**
+ * The page of `size` items out of up to `size + 1` rows read (for a list that reads its rows
+ * itself, such as the instance list's two-column keyset).
+ */
+export function pageOf<T>(rows: T[], size: number, idOf: (item: T) => string): Page<T> {
   const more = rows.length > size;
   const items = more ? rows.slice(0, size) : rows;
   const last = items[items.length - 1];
