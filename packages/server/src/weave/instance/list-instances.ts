@@ -15,7 +15,7 @@
 import { parse } from '@weave/json';
 import { WeaveError } from '../../errors.js';
 import type { Page } from '../../store/pages.js';
-import { pageOf } from '../../store/pages.js';
+import { emptyPage, readNewestFirstPage } from '../../store/pages.js';
 import type { Micros } from '../../store/values.js';
 import { toBool, toId, toInt, toMicros, toMicrosOrNull } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
@@ -59,13 +59,8 @@ export interface InstanceSummary {
   readonly finishedAt: Micros | null;
 }
 
-/** The keyset text of a page token: `<created_at>.<id>`. */
-export const INSTANCE_LIST_KEY = /^[0-9]{1,19}\.[0-9]{1,19}$/;
-
-interface ListKey {
-  readonly createdAt: Micros;
-  readonly id: string;
-}
+/** The keyset text of a page token: `<created_at>.<id>` (store/pages.ts). */
+export { NEWEST_FIRST_KEY as INSTANCE_LIST_KEY } from '../../store/pages.js';
 
 const SUMMARY_COLUMNS = [
   'id',
@@ -92,18 +87,22 @@ export async function listInstances(
 ): Promise<Page<InstanceSummary>> {
   const scope = await resolveScope(tx, request);
   if (scope === undefined) {
-    return { items: [], nextAfterId: undefined };
+    return emptyPage();
   }
   const statuses = request.filter.statuses ?? [];
-  const reads = statuses.length === 0 ? [undefined] : [...new Set(statuses)];
-  const rows = [];
-  for (const status of reads) {
-    rows.push(...(await readRange(tx, { request, scope, status })));
-  }
-  const merged = mergeNewestFirst(rows).slice(0, request.size + 1);
-  const names = await workflowNames(tx, request.namespaceId, merged);
-  const items = merged.map((row) => toSummary(row, names));
-  return pageOf(items, request.size, (item) => `${item.createdAt}.${item.id}`);
+  const ranges = statuses.length === 0 ? [undefined] : [...new Set(statuses)];
+  const page = await readNewestFirstPage(
+    ranges.map((status) => rangeQuery(tx, { request, scope, status })),
+    { afterId: request.afterKey, size: request.size },
+    {
+      atColumn: 'created_at',
+      idColumn: 'id',
+      atOf: (row) => toMicros(row.created_at),
+      idOf: (row) => toId(row.id),
+    },
+  );
+  const names = await workflowNames(tx, request.namespaceId, page.items);
+  return { ...page, items: page.items.map((row) => toSummary(row, names)) };
 }
 
 /** The workflow's definition and the readable versions; undefined when nothing can match. */
@@ -153,12 +152,8 @@ interface RangeRead {
   readonly status: InstanceStatus | undefined;
 }
 
-/**
- * One page's worth (size + 1 rows) of one index range, newest first. The keyset condition is
- * written as `created_at <= ? AND (created_at < ? OR id < ?)` so that both engines read it as a
- * range on `created_at` after the equality prefix; no locks (a plain read).
- */
-function readRange(tx: Tx, { request, scope, status }: RangeRead) {
+/** One index range of the list (the filters; the keyset, order and limit come from readNewestFirstPage). */
+function rangeQuery(tx: Tx, { request, scope, status }: RangeRead) {
   const { namespaceId, filter } = request;
   let query = tx.db
     .selectFrom('weave_instances')
@@ -185,46 +180,10 @@ function readRange(tx: Tx, { request, scope, status }: RangeRead) {
   if (scope.versionIds !== undefined) {
     query = query.where('version_id', 'in', scope.versionIds);
   }
-  const after = toListKey(request.afterKey);
-  if (after !== undefined) {
-    query = query
-      .where('created_at', '<=', after.createdAt)
-      .where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '<', after.id)]));
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(request.size + 1)
-    .execute();
+  return query;
 }
 
-function toListKey(text: string | undefined): ListKey | undefined {
-  if (text === undefined) {
-    return undefined;
-  }
-  const [createdAt = '0', id = '0'] = text.split('.');
-  return { createdAt: BigInt(createdAt), id };
-}
-
-type SummaryRow = Awaited<ReturnType<typeof readRange>>[number];
-
-/** Newest first by (created_at, id), each instance once (reads of several statuses may overlap). */
-function mergeNewestFirst(rows: readonly SummaryRow[]): SummaryRow[] {
-  const seen = new Set<string>();
-  const unique = rows.filter((row) => {
-    const id = toId(row.id);
-    return seen.has(id) ? false : (seen.add(id), true);
-  });
-  const keyOf = (row: SummaryRow) => [toMicros(row.created_at), BigInt(toId(row.id))] as const;
-  return unique.sort((a, b) => {
-    const [aAt, aId] = keyOf(a);
-    const [bAt, bId] = keyOf(b);
-    if (aAt !== bAt) {
-      return aAt > bAt ? -1 : 1;
-    }
-    return aId === bId ? 0 : aId > bId ? -1 : 1;
-  });
-}
+type SummaryRow = Awaited<ReturnType<ReturnType<typeof rangeQuery>['execute']>>[number];
 
 async function workflowNames(
   tx: Tx,
