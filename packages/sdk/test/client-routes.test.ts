@@ -87,6 +87,7 @@ test('every route contract has a client method that sends its method and path', 
     () => client.instances.steps('9'),
     () => client.instances.step('9', 'charge'),
     () => client.instances.history('9', { after: '3', limit: 10 }),
+    () => client.instances.list({ workflow: 'w', status: 'RUNNING,WAITING', page_size: 5 }),
   ];
   for (const call of calls) {
     await call();
