@@ -14,7 +14,7 @@ export { WeaveApiError, isWeaveApiError } from './api-error.js';
 export { ResultsClient } from './results.js';
 export { WorkflowsClient } from './workflows.js';
 export { InstancesClient } from './instances.js';
-export type { SignalInstanceOptions, StartOptions } from './instances.js';
+export type { InstanceListFilter, SignalInstanceOptions, StartOptions } from './instances.js';
 export { SignalsClient } from './signals.js';
 export type { SendSignalOptions } from './signals.js';
 export type { ReadOptions, SubscribeOptions } from './results.js';

@@ -95,6 +95,7 @@ test('every route contract has a client method that sends its method and path', 
     () => client.instances.retry('9', 'charge', { reason: 'r' }),
     () => client.instances.resolve('9', 'charge', { output: 1, reason: 'r' }),
     () => client.instances.fail('9', 'charge', { error: { code: 'c' }, reason: 'r' }),
+    () => client.instances.list({ workflow: 'w', status: 'RUNNING,WAITING', page_size: 5 }),
   ];
   for (const call of calls) {
     await call();

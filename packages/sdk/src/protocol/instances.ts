@@ -4,7 +4,7 @@
  * scope over every queue when the version has business tasks); every read takes
  * `workflows:read` plus scope over every queue of the pinned version (A3.6).
  */
-import { ID_PATTERN, Id, Instant, Name, Payload, Revision } from './common.js';
+import { ID_PATTERN, Id, Instant, Name, PageQuery, Payload, Revision, page } from './common.js';
 import { defineRoute } from './contract.js';
 import type { Infer } from './schema.js';
 import {
@@ -110,6 +110,67 @@ export const getInstance = defineRoute({
   status: 200,
   answer: object({ instance: Instance }),
   errors: ['not_found'],
+});
+
+/** An instance in a list: the Get view without input, output and error (issue 12 Deliver 4). */
+export const InstanceSummary = named(
+  'InstanceSummary',
+  object({
+    id: Id,
+    workflow: Name,
+    version: integer({ minimum: 1 }),
+    status: literal(INSTANCE_STATUSES),
+    revision: Revision,
+    business_key: nullable(string({ maxLength: MAX_BUSINESS_KEY })),
+    created_at: Instant,
+    finished_at: optional(Instant),
+    paused: boolean(),
+    deadline_at: Instant,
+  }),
+);
+export type InstanceSummary = Infer<typeof InstanceSummary>;
+
+/** At most this many statuses in one `status` filter (there are eight). */
+export const MAX_STATUS_FILTER = INSTANCE_STATUSES.length;
+
+export const listInstances = defineRoute({
+  id: 'listInstances',
+  method: 'GET',
+  path: '/instances',
+  scope: 'workflows:read',
+  tag: 'Instances',
+  summary:
+    'Instances newest first, filtered by workflow, version, status, business key and creation time',
+  description:
+    'Ordered by `created_at` then `id`, both descending (newest first); the page token is the ' +
+    '(created_at, id) of the last item, so a walk returns every instance that existed when it ' +
+    'began exactly once while new ones are started (they may or may not appear, never twice). ' +
+    'Status filters are evaluated when each page is read. Instances whose pinned version uses a ' +
+    'queue the credential may not use are not listed (A3.6). Each filter is served by an index.',
+  query: {
+    workflow: Name,
+    version: integer({ minimum: 1, description: 'needs `workflow`' }),
+    status: string({
+      description: 'an instance status, or several separated by commas',
+      examples: ['RUNNING,WAITING'],
+    }),
+    business_key: string({
+      maxLength: MAX_BUSINESS_KEY,
+      description: 'exact: case and trailing spaces count',
+    }),
+    created_after: string({
+      format: 'date-time',
+      description: 'created strictly after (RFC 3339)',
+    }),
+    created_before: string({
+      format: 'date-time',
+      description: 'created strictly before (RFC 3339)',
+    }),
+    ...PageQuery,
+  },
+  status: 200,
+  answer: page('InstancePage', InstanceSummary),
+  errors: [],
 });
 
 /** The step kinds a view shows (`$root`, kind ROOT, is never shown: A3.3). */

@@ -199,14 +199,37 @@ export const listTaskEvents = defineRoute({
   errors: ['not_found'],
 });
 
+/**
+ * Where a workflow task sits (issue 12 Deliver 6): its instance, step, activation and, for a
+ * POLL query task, its round. Shown when the caller may also read the instance
+ * (`workflows:read` and every queue of its pinned version, A3.6).
+ */
+export const WorkflowTaskSource = named(
+  'WorkflowTaskSource',
+  object({
+    instance_id: Id,
+    workflow: Name,
+    version: integer({ minimum: 1 }),
+    step_id: string({ maxLength: 64, examples: ['charge'] }),
+    activation_id: Id,
+    activation_number: integer({ minimum: 1 }),
+    poll_round: optional(object({ id: Id, number: integer({ minimum: 1 }) })),
+  }),
+);
+export type WorkflowTaskSource = Infer<typeof WorkflowTaskSource>;
+
 export const TaskSource = named(
   'TaskSource',
   oneOf([
     object({ kind: literal(['submit']) }),
     object({ kind: literal(['schedule']), schedule: nullable(Name), slot_at: Instant }),
     object({
-      kind: string({ description: 'the owning kind of a workflow task, e.g. `activation`' }),
+      kind: string({
+        description: 'the owning kind of a workflow task: `workflow_activation`',
+        examples: ['workflow_activation'],
+      }),
       owner_id: nullable(Id),
+      workflow: optional(WorkflowTaskSource),
     }),
   ]),
 );
@@ -218,7 +241,9 @@ export const getTaskSource = defineRoute({
   path: '/tasks/{task}/source',
   scope: 'tasks:read',
   tag: 'Tasks',
-  summary: 'Where the task came from: `submit`, `schedule` (name and slot), or its workflow owner',
+  summary:
+    'Where the task came from: `submit`, `schedule` (name and slot), or its workflow owner ' +
+    '(instance, step, activation, poll round)',
   status: 200,
   answer: object({ task_id: Id, source: TaskSource }),
   errors: ['not_found'],

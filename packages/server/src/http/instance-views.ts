@@ -5,6 +5,7 @@
 import { formatInstant } from '@weave/sdk/protocol';
 import type { Micros, instances } from '@weave/sdk/protocol';
 import type { HistoryRead } from '../weave/instance/history-view.js';
+import type { InstanceSummary } from '../weave/instance/list-instances.js';
 import type { InstanceWithVersion } from '../weave/instance/read-instance.js';
 import type { ActivationRead, StepDetailRead } from '../weave/instance/step-detail.js';
 import type { StepsRead } from '../weave/instance/steps-view.js';
@@ -32,6 +33,22 @@ export function instanceView({ instance, workflow }: InstanceWithVersion): insta
     created_at: formatInstant(instance.createdAt),
     ...(instance.finishedAt === null ? {} : { finished_at: formatInstant(instance.finishedAt) }),
     paused: instance.paused,
+  };
+}
+
+/** A list row: the Get view without input, output and error. */
+export function instanceSummaryView(summary: InstanceSummary): instances.InstanceSummary {
+  return {
+    id: summary.id,
+    workflow: summary.workflow,
+    version: summary.version,
+    status: summary.status,
+    revision: summary.revision.toString(),
+    business_key: summary.businessKey,
+    created_at: formatInstant(summary.createdAt),
+    ...(summary.finishedAt === null ? {} : { finished_at: formatInstant(summary.finishedAt) }),
+    paused: summary.paused,
+    deadline_at: formatInstant(summary.deadlineAt),
   };
 }
 

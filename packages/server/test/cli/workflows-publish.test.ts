@@ -94,6 +94,56 @@ describe('weave workflows publish', () => {
     assert.match(bad.stderr, /--version/);
   });
 
+  test('weave instances list filters and pages (--all: one instance a line), history reads the events', async () => {
+    const starter = {
+      ...env,
+      WEAVE_KEY: await t.keyWith('ns', ['workflows:start', 'workflows:read']),
+    };
+    for (const key of ['list-a', 'list-b', 'list-b']) {
+      const run = await runWeave(
+        ['instances', 'start', 'greet', '--input', '{}', '--business-key', key],
+        starter,
+      );
+      assert.equal(run.code, 0, run.stderr);
+    }
+    const page = await runWeave(
+      // No status filter: greet's one-second timer ends its instances while the test runs.
+      ['instances', 'list', '--business-key', 'list-b', '--page-size', '1'],
+      starter,
+    );
+    assert.equal(page.code, 0, page.stderr);
+    assert.match(page.stdout, /"next_page_token":"/);
+    assert.equal(page.stdout.match(/"business_key":"list-b"/g)?.length, 1);
+    const all = await runWeave(
+      [
+        'instances',
+        'list',
+        '--workflow',
+        'greet',
+        '--business-key',
+        'list-b',
+        '--page-size',
+        '1',
+        '--all',
+      ],
+      starter,
+    );
+    assert.equal(all.code, 0, all.stderr);
+    const lines = all.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.ok(lines.every((l) => /"business_key":"list-b"/.test(l) && !/"input"/.test(l)));
+    const id = /"id":"([0-9]+)"/.exec(lines[0] ?? '')?.[1] ?? '';
+    const history = await runWeave(['instances', 'history', id, '--limit', '1'], starter);
+    assert.equal(history.code, 0, history.stderr);
+    assert.match(history.stdout, /"type":"instance.admitted"/);
+    const events = await runWeave(['instances', 'history', id, '--limit', '1', '--all'], starter);
+    assert.equal(events.code, 0, events.stderr);
+    assert.ok(events.stdout.trim().split('\n').length >= 2, events.stdout);
+    const bad = await runWeave(['instances', 'list', '--status', 'SLEEPING'], starter);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /\$\.status/);
+  });
+
   test('without a key it says how to give one; --help prints usage and exits 0', async () => {
     const file = join(dir, 'greet.json');
     const run = await runWeave(['workflows', 'publish', file], { ...env, WEAVE_KEY: '' });

@@ -216,7 +216,7 @@ async function runWorkload(t: TestServer, admin: WeaveClient): Promise<void> {
   // A claimed task left alone (the sweeper scans leases and deadlines).
   await admin.submitTask('work', { input: 'abandoned' });
   await admin.claimTasks('work', { worker_id: 'w9', max_tasks: 1 });
-  await instanceReads(admin);
+  await instanceReads(t, admin);
   // The loops run a few passes (sweeper, schedule runner, webhook loop, retention).
   await new Promise((resolve) => setTimeout(resolve, 300));
 }
@@ -364,7 +364,7 @@ async function schedules(t: TestServer, admin: WeaveClient): Promise<void> {
 }
 
 /** A workflow started, its TASK claimed, then every instance read (runtime.md §6). */
-async function instanceReads(admin: WeaveClient): Promise<void> {
+async function instanceReads(t: TestServer, admin: WeaveClient): Promise<void> {
   await admin.createQueue({ name: 'flows', application: 'shop', capacity: 100 });
   await admin.workflows.publish({
     schema_version: 1,
@@ -400,6 +400,32 @@ async function instanceReads(admin: WeaveClient): Promise<void> {
     await admin.instances.step(instance.id, step);
   }
   await admin.instances.history(instance.id, { after: '1', limit: 3 });
+  // The list (issue 12 Deliver 4): every filter, a later page, a queue-limited key.
+  await admin.instances.start('scoped', { input: {}, business_key: 'b-1' });
+  const first = await admin.instances.list({ page_size: 1 });
+  await admin.instances.list({ page_size: 1, page_token: first.next_page_token ?? '' });
+  await admin.instances.list({
+    workflow: 'scoped',
+    version: 1,
+    status: 'RUNNING,WAITING',
+    business_key: 'b-1',
+    created_after: '2000-01-01T00:00:00Z',
+    created_before: '2999-01-01T00:00:00Z',
+  });
+  const { key } = await admin.createCredential({
+    name: 'flows-reader',
+    scopes: ['workflows:read', 'tasks:read'],
+    queues: ['flows'],
+  });
+  const limited = t.clientFor('ns', key ?? '');
+  await limited.instances.list({ workflow: 'scoped' });
+  // Task sources of workflow tasks (issue 12 Deliver 6): a TASK's and a POLL round's.
+  for (const step of (await admin.instances.steps(instance.id)).steps) {
+    if (step.task_id !== undefined) {
+      await admin.getTaskSource(step.task_id);
+      await limited.getTaskSource(step.task_id);
+    }
+  }
 }
 
 async function credentials(admin: WeaveClient): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * Workflow instances (API.md "Weave"): Start (`workflows:start`, one transaction: seed 002 §1),
  * and the reads — Get, Steps, step detail, history — each `workflows:read` plus scope over every
- * queue of the pinned version (A3.6), the pinned version verified first (A3.4). A Start
+ * queue of the pinned version (A3.6), the pinned version verified first (A3.4). The list shows
+ * only instances the caller could read that way (list-instances.ts). A Start
  * replay answers the view frozen at admission once the current rights and the pinned version
  * are checked again (A1.4, A3.5).
  */
@@ -11,6 +12,7 @@ import { NAME_PATTERN, instances, workflows } from '@weave/sdk/protocol';
 import { requireScope } from '../../auth/principal.js';
 import { WeaveError, invalidArgument } from '../../errors.js';
 import { readHistory } from '../../weave/instance/history-view.js';
+import { INSTANCE_LIST_KEY, listInstances } from '../../weave/instance/list-instances.js';
 import { readInstance, requireInstanceQueues } from '../../weave/instance/read-instance.js';
 import type { InstanceWithVersion } from '../../weave/instance/read-instance.js';
 import { readStepDetail } from '../../weave/instance/step-detail.js';
@@ -18,7 +20,15 @@ import { readSteps } from '../../weave/instance/steps-view.js';
 import { startInstance } from '../../weave/instance/start-instance.js';
 import { auditChange } from '../audit-change.js';
 import { expectObject, readInteger, readString, rejectUnknown } from '../fields.js';
-import { historyView, instanceView, stepDetailView, stepsView } from '../instance-views.js';
+import { parseInstanceFilter } from '../instance-filter.js';
+import {
+  historyView,
+  instanceSummaryView,
+  instanceView,
+  stepDetailView,
+  stepsView,
+} from '../instance-views.js';
+import { pageBody, readPage } from '../paging.js';
 import { queryBigInt, queryInteger } from '../query-fields.js';
 import { route } from '../route.js';
 import type { RouteContext } from '../route.js';
@@ -62,6 +72,9 @@ async function readableInstance(ctx: RouteContext): Promise<InstanceWithVersion>
   return read;
 }
 
+/** The instance list's page token: `(created_at, id)` of the last item (list-instances.ts). */
+const LIST_TOKEN = { prefix: 'at', pattern: INSTANCE_LIST_KEY };
+
 export const instanceRoutes = [
   route(instances.startInstance, {
     parse: parseStart,
@@ -76,6 +89,20 @@ export const instanceRoutes = [
       await auditChange(ctx, 'workflow.start', { type: 'instance', id: instanceId });
       const read = await readInstance(ctx.tx, ctx.principal.namespaceId, instanceId);
       return { body: { instance: instanceView(read) } };
+    },
+  }),
+  route(instances.listInstances, {
+    async handle(ctx) {
+      const filter = parseInstanceFilter(ctx.query);
+      const page = readPage(ctx.query, LIST_TOKEN);
+      const read = await listInstances(ctx.tx, {
+        namespaceId: ctx.principal.namespaceId,
+        filter,
+        readableQueues: ctx.principal.queueNames,
+        afterKey: page.afterId,
+        size: page.size,
+      });
+      return { body: pageBody(read.items.map(instanceSummaryView), read.nextAfterId, LIST_TOKEN) };
     },
   }),
   route(instances.getInstance, {
