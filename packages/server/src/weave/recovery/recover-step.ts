@@ -35,7 +35,7 @@ import { writeHistory } from '../runtime/history.js';
 import type { HistoryEntry } from '../runtime/history.js';
 import { insertPendingAdvance } from '../runtime/pending-advance.js';
 import { ProgramCache } from '../runtime/program-cache.js';
-import { readVersionQueues } from '../runtime/version-queues.js';
+import { pinnedProgram } from '../runtime/pinned-program.js';
 
 export type RecoveryAction =
   | { readonly action: 'retry'; readonly input?: JsonValue }
@@ -229,37 +229,6 @@ function checkInstance(tx: Tx, instance: Instance, request: RecoveryRequest): vo
       { details: { status: instance.status, reason: 'instance_status' } },
     );
   }
-}
-
-/** The pinned version's program, its digest checked against the row first (A1.3, A3.4). */
-async function pinnedProgram(tx: Tx, instance: Instance, programs: ProgramCache) {
-  const ns = instance.namespaceId;
-  const version = await tx.db
-    .selectFrom('weave_definition_versions as v')
-    .innerJoin('weave_definitions as d', (j) =>
-      j.onRef('d.id', '=', 'v.definition_id').on('d.namespace_id', '=', ns),
-    )
-    .innerJoin('applications as a', (j) =>
-      j.on('a.id', '=', instance.applicationId).on('a.namespace_id', '=', ns),
-    )
-    .select(['v.source', 'v.digest', 'v.queues', 'd.name', 'a.disabled'])
-    .where('v.namespace_id', '=', ns)
-    .where('v.id', '=', instance.versionId)
-    .executeTakeFirst();
-  const program =
-    version !== undefined && version.digest === instance.digest
-      ? programs.get(instance.versionId, version.digest, version.source)
-      : undefined;
-  if (version === undefined || program === undefined) {
-    throw new WeaveError('internal', `instance ${instance.id} has lost its pinned version`);
-  }
-  const names = parse(version.queues);
-  const queues = await readVersionQueues(
-    tx,
-    ns,
-    Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [],
-  );
-  return { program, queues, workflow: version.name, disabled: Number(version.disabled) !== 0 };
 }
 
 function toEngineRecovery(action: RecoveryAction): Recovery {

@@ -32,11 +32,12 @@ import type { HistoryEntry } from './history.js';
 import { causeOf, roundHistory } from './round-history.js';
 import { insertPendingAdvance } from './pending-advance.js';
 import { persistRound } from './persist-round.js';
+import { pinnedProgram } from './pinned-program.js';
+import type { PinnedProgram } from './pinned-program.js';
 import { ProgramCache } from './program-cache.js';
 import { dueRoundActions, startPollRounds } from './poll-rounds.js';
 import { settleResults } from './settle-results.js';
 import type { Settlements } from './settle-results.js';
-import { readVersionQueues } from './version-queues.js';
 import { SIGNAL_RECEIVED } from '../signals/signal-snapshot.js';
 import { rowHistoryType } from './row-history.js';
 
@@ -158,7 +159,7 @@ export async function consumeInstance(
   ) {
     return NOTHING;
   }
-  const program = await programOf(tx, instance, programs);
+  const program = await pinnedProgram(tx, instance, programs);
   if (
     control === undefined &&
     program.disabled &&
@@ -225,42 +226,6 @@ export async function consumeInstance(
   });
 }
 
-async function programOf(tx: Tx, instance: Instance, programs: ProgramCache) {
-  const ns = instance.namespaceId;
-  const version = await tx.db
-    .selectFrom('weave_definition_versions as v')
-    .innerJoin('weave_definitions as d', (j) =>
-      j.onRef('d.id', '=', 'v.definition_id').on('d.namespace_id', '=', ns),
-    )
-    .innerJoin('applications as a', (j) =>
-      j.on('a.id', '=', instance.applicationId).on('a.namespace_id', '=', ns),
-    )
-    .select(['v.source', 'v.digest', 'v.queues', 'd.name', 'a.disabled'])
-    .where('v.namespace_id', '=', ns)
-    .where('v.id', '=', instance.versionId)
-    .executeTakeFirstOrThrow();
-  // The digest is checked against the row before the cache is asked (A1.3, A3.4).
-  const program =
-    version.digest === instance.digest
-      ? programs.get(instance.versionId, version.digest, version.source)
-      : undefined;
-  if (program === undefined) {
-    throw new Error(`instance ${instance.id} has lost its pinned version`);
-  }
-  const names = parse(version.queues);
-  const queues = await readVersionQueues(
-    tx,
-    instance.namespaceId,
-    Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [],
-  );
-  return {
-    program,
-    queues,
-    workflow: version.name,
-    disabled: Number(version.disabled) !== 0,
-  };
-}
-
 const LEAF_HISTORY: Partial<Record<StepState['status'], string>> = {
   SUCCEEDED: 'step.completed',
   NEEDS_REVIEW: 'step.needs_review',
@@ -313,7 +278,7 @@ function rowHistory(
 
 interface Round {
   readonly instance: Instance;
-  readonly program: Awaited<ReturnType<typeof programOf>>;
+  readonly program: PinnedProgram;
   readonly steps: readonly StepRow[];
   readonly activations: readonly Activation[];
   readonly openRounds: readonly PollRound[];
