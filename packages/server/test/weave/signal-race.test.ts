@@ -4,8 +4,9 @@
  * one winner each, the loser recorded as late, on MariaDB with 2 server nodes". Two real
  * `weave server` processes share one MariaDB (MariaDB only, like advance-takeover.test.ts): every
  * query task is claimed and started first (RUNNING, so a winning signal can only ask it to stop),
- * then for each instance its query result goes to node A and its final signal to node B in the
- * same tick — each decided by another process, both consumers running. No sleeps: real
+ * then two sender processes of their own, released together, send each instance's query result
+ * to node A and its final signal to node B — each decided by another server process, both
+ * consumers running. No sleeps: real
  * concurrency, then the invariants.
  *
  * Per instance: the POLL SUCCEEDED once, `completed_by` QUERY or FINAL_SIGNAL with that side's
@@ -13,7 +14,10 @@
  * applied; and the winner's reliable admission time is not after the loser's.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { WeaveClient } from '@weave/sdk';
@@ -48,6 +52,26 @@ const PARCEL = {
 const skip = DIALECTS.includes('mysql')
   ? false
   : 'the signal race runs only on MariaDB (two server nodes share one database); none reachable';
+
+const SENDER_JS = fileURLToPath(new URL('./race-sender.js', import.meta.url));
+
+/** A sender process (race-sender.ts), ready: `go()` releases it, `done` is its report. */
+async function startSender(job: Record<string, unknown>) {
+  const child = spawn(process.execPath, [SENDER_JS], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.stdin.write(`${JSON.stringify(job)}\n`);
+  const ready = await lines.next();
+  assert.equal(ready.value, 'ready', 'the sender started');
+  return {
+    go: () => child.stdin.write('go\n'),
+    done: (async () => {
+      const report = await lines.next();
+      assert.equal(await exited, 0, 'the sender exited cleanly');
+      return JSON.parse(String(report.value)) as { sent: number; errors: string[] };
+    })(),
+  };
+}
 
 async function startNode(url: string): Promise<{ node: Running; url: string }> {
   const node = await startWeave(
@@ -99,7 +123,6 @@ test(
       const b = await startNode(db.url);
       nodes.push(b.node);
       const onA = new WeaveClient({ url: a.url, namespace: NAMESPACE, apiKey: key });
-      const onB = new WeaveClient({ url: b.url, namespace: NAMESPACE, apiKey: key });
       await onA.workflows.publish(PARCEL);
 
       const keyOf = (i: number) => `parcel-${i}`;
@@ -123,23 +146,25 @@ test(
         { timeoutMs: 30_000, what: 'every query task claimed and started' },
       );
 
-      // The race: per instance, the final query result to node A and the final signal to node B.
-      const sent = await Promise.all(
-        [...running].map(([k, task]) =>
-          Promise.all([
-            onA.completeAttempt(task.task_id, task.attempt_id, task.permit, {
-              outcome: 'succeeded',
-              result: { status: 'DONE', by: 'query' },
-            }),
-            onB.signals.send({
-              name: 'delivered',
-              correlation_key: k,
-              payload: { status: 'DONE', by: 'signal' },
-            }),
-          ]),
-        ),
-      );
-      assert.equal(sent.length, COUNT);
+      // The race, from two processes of their own: every final query result to node A from one,
+      // every final signal to node B from the other, released by one `go` at the same moment.
+      const completer = await startSender({
+        url: a.url,
+        namespace: NAMESPACE,
+        key,
+        completions: [...running.values()],
+      });
+      const signaller = await startSender({
+        url: b.url,
+        namespace: NAMESPACE,
+        key,
+        signals: [...running.keys()],
+      });
+      completer.go();
+      signaller.go();
+      const [completed, signalled] = await Promise.all([completer.done, signaller.done]);
+      assert.deepEqual(completed, { sent: COUNT, errors: [] }, 'every query result accepted');
+      assert.deepEqual(signalled, { sent: COUNT, errors: [] }, 'every signal admitted');
 
       const ids = [...instances.values()];
       await waitFor(
