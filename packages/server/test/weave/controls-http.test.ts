@@ -29,7 +29,7 @@ const WORKFLOWS = [
             { id: 'second', kind: 'TASK', queue: 'q1', input: { op: 'quick' } },
           ],
           wait: [
-            { id: 'nap', kind: 'TIMER', duration: 'PT0.3S' },
+            { id: 'nap', kind: 'TIMER', duration: 'PT1.5S' },
             { id: 'woken', kind: 'TASK', queue: 'q1', input: { op: 'quick' } },
           ],
         },
@@ -148,6 +148,12 @@ forEachDialect((dialect) => {
       await waitFor(() => (seen.get(key)?.includes('hold') === true ? true : undefined));
       const paused = await client.instances.pause(instance.id, { reason: 'maintenance' });
       assert.equal(paused.changed, true);
+      // The test means a timer still waiting at the pause (1.5 s after the Start).
+      assert.equal(
+        (await stepStatus(instance.id)).get('nap'),
+        'WAITING',
+        'paused before the timer',
+      );
       assert.equal(paused.instance.paused, true);
       assert.ok(BigInt(paused.instance.revision) > BigInt(instance.revision));
       const again = await client.instances.pause(instance.id);
@@ -155,7 +161,7 @@ forEachDialect((dialect) => {
       const tasksAtPause = await taskCount(instance.id);
 
       holds.get(key)?.open();
-      // The held task's result is recorded, and the timer (due 0.3 s after Start) fires.
+      // The held task's result is recorded, and the timer (due 1.5 s after Start) fires.
       await waitFor(async () => {
         const s = await stepStatus(instance.id);
         return s.get('first') === 'SUCCEEDED' && s.get('nap') === 'SUCCEEDED' ? s : undefined;

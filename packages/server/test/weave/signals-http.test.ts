@@ -500,6 +500,8 @@ forEachDialect((dialect) => {
         onStatement: log.hook,
         sweepIntervalMs: false,
         scheduleIntervalMs: false,
+        // The webhook loop's scans are not part of this flow (and cross namespaces by design).
+        webhookIntervalMs: false,
       });
       for (const w of WORKFLOWS) {
         await t.admin.workflows.publish(w);
