@@ -85,15 +85,57 @@ forEachDialect((dialect) => {
         assert.equal((await assertRanInTheProcess(w, ids)).length, attempts, 'attempts started');
       };
 
-    test(
-      '[E3.4] [E3.13] [A5.1] worker process: a sequence, a BRANCH on 2^53 + 1 and a PARALLEL with its named join (no successor before it) run to SUCCEEDED with the exact output',
-      inProcess(scenario.orderTakesTheCase, 5),
-    );
-
-    test(
-      '[E3.4] worker process: exactly 2^53 does not take the case: the unchosen case is SKIPPED',
-      inProcess(scenario.orderSkipsTheCase, 4),
-    );
+    /** Scenarios checked as they are, with the number of attempts their instances start. */
+    const CASES: [string, (world: E2eWorld) => Promise<string[]>, number][] = [
+      [
+        '[E3.4] [E3.13] [A5.1] worker process: a sequence, a BRANCH on 2^53 + 1 and a PARALLEL with its named join (no successor before it) run to SUCCEEDED with the exact output',
+        scenario.orderTakesTheCase,
+        5,
+      ],
+      [
+        '[E3.4] worker process: exactly 2^53 does not take the case: the unchosen case is SKIPPED',
+        scenario.orderSkipsTheCase,
+        4,
+      ],
+      [
+        '[E1.1] worker process: a failed task fails the instance with the task error as its cause',
+        scenario.taskFailureFails,
+        1,
+      ],
+      [
+        '[A2.6] [E3.14] [A5.1] worker process: POLL pending → succeeded: each round one query task, after the interval, then the successor runs',
+        scenario.pollSucceeds,
+        4,
+      ],
+      [
+        '[E3.14] worker process: POLL classified failed fails the instance with poll_failed; review holds it as NEEDS_REVIEW',
+        scenario.pollFailsOrHolds,
+        3,
+      ],
+      [
+        '[E3.14] worker process: POLL out of rounds fails with poll_max_rounds after exactly max_rounds queries',
+        scenario.pollRunsOutOfRounds,
+        2,
+      ],
+      [
+        '[E4.5] worker process: a query attempt retried by Pulse is not a round: rounds and attempts count apart',
+        scenario.pollRetryIsNoRound,
+        4,
+      ],
+      [
+        '[A4.5] [A4.6] worker process: instance deadline with only a wait in flight: the wait is cancelled and the instance TIMED_OUT at once',
+        scenario.deadlineOverAWait,
+        0,
+      ],
+      [
+        '[E4.6] worker process: a failing scope cancels its SIGNAL and TIMER waits, then fails with the task error',
+        scenario.failureBesideWaits,
+        1,
+      ],
+    ];
+    for (const [name, run, attempts] of CASES) {
+      test(name, inProcess(run, attempts));
+    }
 
     test('[A2.5] [A5.1] worker process: a 1 s TIMER fires on DB time within a second of falling due, then the next TASK runs', async () => {
       const [id = ''] = await scenario.timerFires(w);
@@ -125,31 +167,6 @@ forEachDialect((dialect) => {
       }
     });
 
-    test(
-      '[E1.1] worker process: a failed task fails the instance with the task error as its cause',
-      inProcess(scenario.taskFailureFails, 1),
-    );
-
-    test(
-      '[A2.6] [E3.14] [A5.1] worker process: POLL pending → succeeded: each round one query task, after the interval, then the successor runs',
-      inProcess(scenario.pollSucceeds, 4),
-    );
-
-    test(
-      '[E3.14] worker process: POLL classified failed fails the instance with poll_failed; review holds it as NEEDS_REVIEW',
-      inProcess(scenario.pollFailsOrHolds, 3),
-    );
-
-    test(
-      '[E3.14] worker process: POLL out of rounds fails with poll_max_rounds after exactly max_rounds queries',
-      inProcess(scenario.pollRunsOutOfRounds, 2),
-    );
-
-    test(
-      '[E4.5] worker process: a query attempt retried by Pulse is not a round: rounds and attempts count apart',
-      inProcess(scenario.pollRetryIsNoRound, 4),
-    );
-
     test('[A4.5] [E4.4] [E4.5] worker process: POLL deadline: a query running at the deadline is cancelled and the POLL fails poll_deadline', async () => {
       const ids = await scenario.pollDeadline(w);
       const [hung] = await assertRanInTheProcess(w, ids);
@@ -162,16 +179,6 @@ forEachDialect((dialect) => {
       assert.equal(finished.outcome, 'failed');
       assert.equal(finished.cancelled, true, 'its cancel signal fired');
     });
-
-    test(
-      '[A4.5] [A4.6] worker process: instance deadline with only a wait in flight: the wait is cancelled and the instance TIMED_OUT at once',
-      inProcess(scenario.deadlineOverAWait, 0),
-    );
-
-    test(
-      '[E4.6] worker process: a failing scope cancels its SIGNAL and TIMER waits, then fails with the task error',
-      inProcess(scenario.failureBesideWaits, 1),
-    );
 
     test('[E4.6] worker process: a failed TASK with running siblings: new work stops, the running siblings are told to stop, one stops (CANCELLED), one settles later (SUCCEEDED), then the instance fails with the task’s code and message', async () => {
       const holds = { pay: `pay-${dialect}`, ship: `ship-${dialect}` };
