@@ -6,19 +6,14 @@
  * counts are printed.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { WeaveClient } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
+import type { WeaveClient } from '@weave/sdk';
+import { CrashCluster, interval, pause, seconds } from '../support/crash-cluster.js';
 import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
-import { runWeave, startWeave } from '../support/processes.js';
-import type { Running } from '../support/processes.js';
-import { deriveSeed, seededRandom, seedFrom } from '../support/random.js';
+import { seededRandom, seedFrom } from '../support/random.js';
 import { waitFor } from '../support/wait-for.js';
 
 const WORKER_JS = fileURLToPath(new URL('./crash-worker.js', import.meta.url));
@@ -97,81 +92,33 @@ interface Report {
   drainSeconds: number;
 }
 
-class Cluster {
-  readonly #db: TestDatabase;
-  readonly servers: (Running | undefined)[] = [];
-  readonly urls: string[] = [];
-  readonly workers: (ChildProcess | undefined)[] = [];
-  readonly #exits: Promise<unknown>[] = [];
-  #sql: Connection | undefined;
-  #key = '';
-  #stopping = false;
+/** The Pulse crash test's load and chaos on the shared cluster (test/support/crash-cluster.ts). */
+class Cluster extends CrashCluster {
   readonly #random = seededRandom(SEED);
-  /** Worker processes started so far: the n-th gets the n-th derived seed. */
-  #workerStarts = 0;
-  workerKills = 0;
-  chaosError: unknown;
-  serverKills = 0;
 
   constructor(db: TestDatabase) {
-    this.#db = db;
+    super(db, {
+      namespace: NAMESPACE,
+      app: 'crash',
+      queue: QUEUE,
+      workers: WORKERS,
+      workerJs: WORKER_JS,
+      workerArgs: [db.url],
+      seed: SEED,
+    });
   }
 
-  get sql(): Connection {
-    assert.ok(this.#sql);
-    return this.#sql;
-  }
-
-  async boot(): Promise<void> {
-    // Bootstrap first: it migrates, so the two nodes do not race the migration.
-    const boot = await runWeave([
-      'bootstrap',
-      '--db',
-      this.#db.url,
-      '--namespace',
-      NAMESPACE,
-      '--app',
-      'crash',
-      '--queue',
-      QUEUE,
-      '--json',
-    ]);
-    assert.equal(boot.code, 0, boot.stderr);
-    this.#key = (JSON.parse(boot.stdout) as { key: string }).key;
-    const config = parseConnectionUrl(this.#db.url);
-    assert.ok(config.kind === 'mysql');
-    const { kind: _kind, ...connection } = config;
-    this.#sql = await createConnection(connection);
+  override async boot(): Promise<void> {
     // Test scaffolding, not a migration: the side effect each handler run leaves.
-    await this.sql.query(`CREATE TABLE crash_ledger (
+    await super.boot((sql) =>
+      sql.query(`CREATE TABLE crash_ledger (
       id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
       task_id BIGINT NOT NULL,
       attempt_id BIGINT NOT NULL,
       pid INT NOT NULL,
       KEY ix_crash_ledger_task (task_id)
-    )`);
-    for (let i = 0; i < 2; i++) {
-      await this.startServer(i, '0');
-    }
-  }
-
-  async startServer(slot: number, port: string): Promise<void> {
-    const server = await startWeave(
-      ['server', '--port', port, '--db', this.#db.url],
-      { WEAVE_LOG_LEVEL: 'error' },
-      { readyOn: 'stderr' },
+    )`),
     );
-    server.child.stdout.resume(); // JSON logs: drain them so the node never blocks on a full pipe
-    this.servers[slot] = server;
-    this.urls[slot] = /listening at (\S+)/.exec(server.firstLine)?.[1] ?? '';
-  }
-
-  client(slot: number): WeaveClient {
-    return new WeaveClient({
-      url: this.urls[slot % 2] ?? '',
-      namespace: NAMESPACE,
-      apiKey: this.#key,
-    });
   }
 
   /** 2,000 submits spread over both nodes, even = idempotent. Returns the task ids. */
@@ -198,30 +145,6 @@ class Cluster {
     return ids;
   }
 
-  startWorkers(): void {
-    for (let slot = 0; slot < WORKERS; slot++) {
-      this.startWorker(slot);
-    }
-  }
-
-  startWorker(slot: number): void {
-    const child = spawn(
-      process.execPath,
-      [
-        WORKER_JS,
-        this.urls[slot % 2] ?? '',
-        NAMESPACE,
-        this.#key,
-        QUEUE,
-        this.#db.url,
-        String(deriveSeed(SEED, this.#workerStarts++)),
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    this.#exits.push(new Promise((resolve) => child.once('exit', resolve)));
-    this.workers[slot] = child;
-  }
-
   /** SIGKILL a random worker every ~2 s and replace it; SIGKILL node 1 once, midway. */
   async chaos(): Promise<void> {
     try {
@@ -232,74 +155,20 @@ class Cluster {
   }
 
   async #chaosLoop(): Promise<void> {
-    while (!this.#stopping) {
-      await pause(KILL_EVERY_MS * (0.75 + this.#random() / 2));
-      if (this.#stopping) {
+    while (!this.stopping) {
+      await pause(interval(this.#random, KILL_EVERY_MS));
+      if (this.stopping) {
         return;
       }
-      const slot = Math.floor(this.#random() * WORKERS);
-      this.workers[slot]?.kill('SIGKILL');
-      this.workerKills++;
-      this.startWorker(slot);
+      this.killWorker(Math.floor(this.#random() * WORKERS));
       if (this.serverKills === 0 && (await this.terminalCount()) >= TASKS / 2) {
         await this.killServer(1);
       }
     }
   }
 
-  /** SIGKILL a node, then a new node on the same port (its workers reconnect to it). */
-  async killServer(slot: number): Promise<void> {
-    const server = this.servers[slot];
-    assert.ok(server);
-    const port = new URL(this.urls[slot] ?? '').port;
-    await server.stop('SIGKILL');
-    this.serverKills++;
-    this.servers[slot] = undefined;
-    try {
-      await this.startServer(slot, port);
-    } catch {
-      // The port was taken meanwhile (rare): a new node elsewhere. Workers still bound to the old
-      // URL cannot claim until the chaos replaces them; the others carry the work.
-      await this.startServer(slot, '0');
-    }
-  }
-
-  async stopChaos(chaos: Promise<void>): Promise<void> {
-    this.#stopping = true;
-    await chaos;
-  }
-
-  async terminalCount(): Promise<number> {
-    if (this.chaosError !== undefined) {
-      throw new Error('the chaos loop failed', { cause: this.chaosError });
-    }
-    const [rows] = await this.sql.query<RowDataPacket[]>(
-      'SELECT COUNT(*) AS n FROM tasks WHERE status IN (?)',
-      [TERMINAL],
-    );
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  describe(): string {
-    return `${this.workerKills} worker kills, ${this.serverKills} server kills`;
-  }
-
-  /** SIGTERM both nodes (graceful: loops stopped, pool closed); their exit codes. */
-  async stopServers(): Promise<(number | null)[]> {
-    const servers = this.servers.splice(0);
-    return Promise.all(
-      servers.map((server) => (server ? server.stop('SIGTERM') : Promise.resolve(null))),
-    );
-  }
-
-  async close(): Promise<void> {
-    this.#stopping = true;
-    for (const worker of this.workers) {
-      worker?.kill('SIGKILL');
-    }
-    await Promise.all(this.#exits);
-    await this.stopServers();
-    await this.#sql?.end();
+  terminalCount(): Promise<number> {
+    return this.count('SELECT COUNT(*) AS n FROM tasks WHERE status IN (?)', [TERMINAL]);
   }
 }
 
@@ -442,12 +311,4 @@ function printReport(report: Report): void {
   line('server nodes SIGKILLed', report.serverKills);
   line('seconds draining (workers running)', report.drainSeconds);
   line('seconds in all', report.seconds);
-}
-
-function seconds(ms: number): number {
-  return Math.round(ms / 100) / 10;
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,19 +9,15 @@
  * are printed.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { WeaveClient, isWeaveApiError } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
+import { isWeaveApiError } from '@weave/sdk';
+import type { WeaveClient } from '@weave/sdk';
+import { CrashCluster, interval, pause, seconds } from '../support/crash-cluster.js';
 import { OWNER_ACTIVATION } from '../../src/weave/delivery/deliver-result.js';
 import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
-import { runWeave, startWeave } from '../support/processes.js';
-import type { Running } from '../support/processes.js';
 import { deriveSeed, seededRandom, seedFrom } from '../support/random.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -218,21 +214,12 @@ interface StartCounts {
   replayed: number;
 }
 
-class Cluster {
-  readonly #db: TestDatabase;
-  readonly servers: (Running | undefined)[] = [];
-  readonly urls: string[] = [];
-  readonly workers: (ChildProcess | undefined)[] = [];
-  readonly #exits: Promise<unknown>[] = [];
-  #sql: Connection | undefined;
-  #key = '';
-  #stopping = false;
+/** The Weave crash test's Starts and chaos on the shared cluster (test/support/crash-cluster.ts). */
+class Cluster extends CrashCluster {
   #starting = true;
   /** The server schedule draws from the seed, the worker schedule from a stream of its own. */
   readonly #serverRandom = seededRandom(SEED);
   readonly #workerRandom = seededRandom(deriveSeed(SEED, WORKER_SCHEDULE_STREAM));
-  /** Worker processes started so far: the n-th gets the n-th derived seed. */
-  #workerStarts = 0;
   readonly #began = Date.now();
   #progressAt = Date.now();
   readonly starts: StartCounts = {
@@ -242,70 +229,32 @@ class Cluster {
     serverErrors: 0,
     replayed: 0,
   };
-  workerKills = 0;
-  serverKills = 0;
   serverKillsDuringStarts = 0;
-  chaosError: unknown;
 
   constructor(db: TestDatabase) {
-    this.#db = db;
+    super(db, {
+      namespace: NAMESPACE,
+      app: APP,
+      queue: QUEUE,
+      workers: WORKERS,
+      workerJs: WORKER_JS,
+      seed: SEED,
+    });
   }
 
-  get sql(): Connection {
-    assert.ok(this.#sql);
-    return this.#sql;
-  }
-
-  async boot(): Promise<void> {
-    // Bootstrap first: it migrates, so the two nodes do not race the migration.
-    const boot = await runWeave([
-      'bootstrap',
-      '--db',
-      this.#db.url,
-      '--namespace',
-      NAMESPACE,
-      '--app',
-      APP,
-      '--queue',
-      QUEUE,
-      '--json',
-    ]);
-    assert.equal(boot.code, 0, boot.stderr);
-    this.#key = (JSON.parse(boot.stdout) as { key: string }).key;
-    const config = parseConnectionUrl(this.#db.url);
-    assert.ok(config.kind === 'mysql');
-    const { kind: _kind, ...connection } = config;
-    this.#sql = await createConnection(connection);
-    for (let i = 0; i < 2; i++) {
-      await this.startServer(i, '0');
-    }
+  override async boot(): Promise<void> {
+    await super.boot();
     await this.client(0).workflows.publish(WORKFLOW);
   }
 
-  async startServer(slot: number, port: string): Promise<void> {
-    const server = await startWeave(
-      ['server', '--port', port, '--db', this.#db.url],
-      { WEAVE_LOG_LEVEL: 'error' },
-      { readyOn: 'stderr' },
-    );
-    server.child.stdout.resume(); // JSON logs: drain them so the node never blocks on a full pipe
-    this.servers[slot] = server;
-    this.urls[slot] = /listening at (\S+)/.exec(server.firstLine)?.[1] ?? '';
-  }
-
   /** A client of node `slot`; its fetch counts the Start answers that were replays. */
-  client(slot: number): WeaveClient {
-    return new WeaveClient({
-      url: this.urls[slot % 2] ?? '',
-      namespace: NAMESPACE,
-      apiKey: this.#key,
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        if (response.headers.get('idempotent-replayed') === 'true') {
-          this.starts.replayed++;
-        }
-        return response;
-      },
+  override client(slot: number): WeaveClient {
+    return super.client(slot, async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.headers.get('idempotent-replayed') === 'true') {
+        this.starts.replayed++;
+      }
+      return response;
     });
   }
 
@@ -358,29 +307,6 @@ class Cluster {
     }
   }
 
-  startWorkers(): void {
-    for (let slot = 0; slot < WORKERS; slot++) {
-      this.startWorker(slot);
-    }
-  }
-
-  startWorker(slot: number): void {
-    const child = spawn(
-      process.execPath,
-      [
-        WORKER_JS,
-        this.urls[slot % 2] ?? '',
-        NAMESPACE,
-        this.#key,
-        QUEUE,
-        String(deriveSeed(SEED, this.#workerStarts++)),
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    this.#exits.push(new Promise((resolve) => child.once('exit', resolve)));
-    this.workers[slot] = child;
-  }
-
   /**
    * Two schedules until stopped, each interval ± 25 %: a worker every ~4 s; a server node ~5 s
    * after the previous restarted node is up (the first once 100 Starts are answered). A restart
@@ -392,7 +318,7 @@ class Cluster {
     let restart: Promise<void> | undefined;
     let armed = false;
     try {
-      while (!this.#stopping) {
+      while (!this.stopping) {
         // sleep-ok: the chaos cadence is the input of the test, not a wait for a condition
         await pause(CHAOS_TICK_MS);
         if (this.chaosError !== undefined) {
@@ -402,16 +328,16 @@ class Cluster {
           armed = true;
           serverAt = Date.now();
         }
-        if (this.#stopping) {
+        if (this.stopping) {
           break;
         }
         if (Date.now() >= workerAt) {
-          this.#killWorker(Math.floor(this.#workerRandom() * WORKERS));
+          this.killWorker(Math.floor(this.#workerRandom() * WORKERS));
           workerAt = Date.now() + interval(this.#workerRandom, WORKER_KILL_EVERY_MS);
         }
         if (restart === undefined && Date.now() >= serverAt) {
           serverAt = Number.POSITIVE_INFINITY;
-          restart = this.#killServer(Math.floor(this.#serverRandom() * 2)).then(
+          restart = this.#killServerDuringStarts(Math.floor(this.#serverRandom() * 2)).then(
             () => {
               restart = undefined;
               serverAt = Date.now() + interval(this.#serverRandom, SERVER_KILL_EVERY_MS);
@@ -428,50 +354,20 @@ class Cluster {
     }
   }
 
-  #killWorker(slot: number): void {
-    this.workers[slot]?.kill('SIGKILL');
-    this.workerKills++;
-    this.startWorker(slot);
-  }
-
-  /** SIGKILL a node, then a new node on the same port (its workers reconnect to it). */
-  async #killServer(slot: number): Promise<void> {
-    const server = this.servers[slot];
-    assert.ok(server);
-    const port = new URL(this.urls[slot] ?? '').port;
+  /** A node killed (and restarted) by the chaos, counted when Starts were still in flight. */
+  async #killServerDuringStarts(slot: number): Promise<void> {
     const duringStarts = this.#starting;
-    await server.stop('SIGKILL');
-    this.serverKills++;
+    await this.killServer(slot);
     if (duringStarts) {
       this.serverKillsDuringStarts++;
-    }
-    this.servers[slot] = undefined;
-    try {
-      await this.startServer(slot, port);
-    } catch {
-      // The port was taken meanwhile (rare): a new node elsewhere. Workers still bound to the old
-      // URL cannot claim until the chaos replaces them; the others carry the work.
-      await this.startServer(slot, '0');
-    }
-  }
-
-  async stopChaos(chaos: Promise<void>): Promise<void> {
-    this.#stopping = true;
-    await chaos;
-    if (this.chaosError !== undefined) {
-      throw new Error('the chaos loop failed', { cause: this.chaosError });
     }
   }
 
   /** Instances that ended (any terminal status); prints a progress line every 15 s. */
   async endedCount(): Promise<number> {
-    if (this.chaosError !== undefined) {
-      throw new Error('the chaos loop failed', { cause: this.chaosError });
-    }
-    const [rows] = await this.sql.query<RowDataPacket[]>(
+    const ended = await this.count(
       'SELECT COUNT(*) AS n FROM weave_instances WHERE finished_at IS NOT NULL',
     );
-    const ended = Number(rows[0]?.n ?? 0);
     if (Date.now() - this.#progressAt >= PROGRESS_EVERY_MS) {
       this.#progressAt = Date.now();
       console.log(
@@ -479,28 +375,6 @@ class Cluster {
       );
     }
     return ended;
-  }
-
-  describe(): string {
-    return `${this.serverKills} server kills, ${this.workerKills} worker kills`;
-  }
-
-  /** SIGTERM both nodes (graceful: loops stopped, pool closed); their exit codes. */
-  async stopServers(): Promise<(number | null)[]> {
-    const servers = this.servers.splice(0);
-    return Promise.all(
-      servers.map((server) => (server ? server.stop('SIGTERM') : Promise.resolve(null))),
-    );
-  }
-
-  async close(): Promise<void> {
-    this.#stopping = true;
-    for (const worker of this.workers) {
-      worker?.kill('SIGKILL');
-    }
-    await Promise.all(this.#exits);
-    await this.stopServers();
-    await this.#sql?.end();
   }
 }
 
@@ -856,17 +730,4 @@ function printReport(
   line('seconds starting 500 instances', report.startSeconds);
   line('seconds until all ended', report.runSeconds);
   line('seconds in all', report.seconds);
-}
-
-/** `ms` ± 25 %. */
-function interval(random: () => number, ms: number): number {
-  return ms * (0.75 + random() / 2);
-}
-
-function seconds(ms: number): number {
-  return Math.round(ms / 100) / 10;
-}
-
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -60,6 +60,10 @@ test('crash tests: the seed is printed and WEAVE_CRASH_SEED replays the same ran
   const fresh = seedFrom({}, 'WEAVE_CRASH_SEED');
   assert.ok(Number.isInteger(fresh) && fresh >= 0 && fresh < 2 ** 32);
 
+  // The cluster both crash tests share (it derives each worker process's seed).
+  const cluster = readFileSync(new URL('../support/crash-cluster.ts', CRASH_SOURCES), 'utf8');
+  assert.doesNotMatch(cluster, /Math\.random/, 'crash-cluster.ts uses Math.random');
+
   for (const crash of CRASH_TESTS) {
     // The crash test and its worker draw nothing unseeded.
     for (const file of [`${crash.test}.ts`, `${crash.worker}.ts`]) {

@@ -26,6 +26,7 @@ describe('leak check', () => {
       `import { startTestServer } from '${SUPPORT}servers.js';`,
       `import { createTestDatabase } from '${SUPPORT}databases.js';`,
       `import { waitFor } from '${SUPPORT}wait-for.js';`,
+      `import { startWorkerProcessFor } from '${SUPPORT}worker-process.js';`,
     ];
     writeFileSync(file, `${imports.join('\n')}\n${body}\n`);
     // Without NODE_TEST_CONTEXT the child is a test run of its own, not a subtest of ours.
@@ -94,5 +95,37 @@ describe('leak check', () => {
       /leak check: 2 resource\(s\) opened outside a test \(a before hook or module scope\)/,
     );
     assert.match(out, /- pool "[^"]*weave\.sqlite", opened/);
+  });
+
+  test('leak check: a worker process a test forgets to stop fails the check; stopped or killed ones pass', () => {
+    const { status, out } = runFixture(
+      'worker-leak.test.mjs',
+      `describe('fixture', () => {
+        let t;
+        before(async () => { t = await startTestServer('sqlite'); });
+        after(() => t.close());
+        test('stops its worker process', async () => {
+          const worker = await startWorkerProcessFor(t);
+          if ((await worker.stop()) !== 0) throw new Error('not a clean exit');
+        });
+        test('forgets its worker process', async () => {
+          await startWorkerProcessFor(t);
+        });
+        test('kills its worker process', async () => {
+          const worker = await startWorkerProcessFor(t);
+          await worker.kill();
+        });
+      });`,
+    );
+    assert.equal(status, 1, out);
+    assert.match(out, /^ {4}ok 1 - stops its worker process$/m);
+    assert.match(out, /^ {4}not ok 2 - forgets its worker process$/m);
+    assert.match(
+      out,
+      /leak check: 1 resource\(s\) opened during test "forgets its worker process" still open/,
+    );
+    assert.match(out, /- process "worker process on q1", opened/);
+    assert.match(out, /^ {4}ok 3 - kills its worker process$/m);
+    assert.match(out, /^# fail 1$/m);
   });
 });
