@@ -17,6 +17,7 @@ import { send } from './transport.js';
 import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
 import type { Completion } from './types.js';
 import { InstancesClient } from './instances.js';
+import { OperationsClient } from './operations.js';
 import { SignalsClient } from './signals.js';
 import { WorkflowsClient } from './workflows.js';
 
@@ -34,6 +35,8 @@ export class WeaveClient {
   readonly instances: InstancesClient = new InstancesClient(this.#request);
   /** Workflow signals by name and correlation key (docs/sdk.md). */
   readonly signals: SignalsClient = new SignalsClient(this.#request);
+  /** Bulk instance operations: cancel, pause, resume, retry_failed by filter (docs/sdk.md). */
+  readonly operations: OperationsClient = new OperationsClient(this.#request);
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };

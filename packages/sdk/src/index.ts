@@ -15,6 +15,8 @@ export { ResultsClient } from './results.js';
 export { WorkflowsClient } from './workflows.js';
 export { InstancesClient } from './instances.js';
 export type { InstanceListFilter, SignalInstanceOptions, StartOptions } from './instances.js';
+export { OperationsClient } from './operations.js';
+export type { CreateOperationOptions, OperationListOptions } from './operations.js';
 export { SignalsClient } from './signals.js';
 export type { SendSignalOptions } from './signals.js';
 export type { ReadOptions, SubscribeOptions } from './results.js';

@@ -96,6 +96,9 @@ test('every route contract has a client method that sends its method and path', 
     () => client.instances.resolve('9', 'charge', { output: 1, reason: 'r' }),
     () => client.instances.fail('9', 'charge', { error: { code: 'c' }, reason: 'r' }),
     () => client.instances.list({ workflow: 'w', status: 'RUNNING,WAITING', page_size: 5 }),
+    () => client.operations.create({ action: 'cancel', filter: { workflow: 'w' } }, 'k2'),
+    () => client.operations.get('3'),
+    () => client.operations.list({ page_size: 5 }),
   ];
   for (const call of calls) {
     await call();

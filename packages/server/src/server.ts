@@ -12,6 +12,8 @@ import { checkReady } from './store/health.js';
 import { migrate } from './store/migrate.js';
 import { startLeaseSweeper } from './pulse/lease-sweeper.js';
 import { startInboxConsumer } from './weave/runtime/inbox-consumer.js';
+import { startOperationRunner } from './weave/operations/operation-runner.js';
+import type { OperationRunnerHooks } from './weave/operations/operation-runner.js';
 import { startScheduleRunner } from './pulse/schedule-runner.js';
 import { TaskNotifier } from './pulse/task-notifier.js';
 import { startRetentionLoop } from './orbit/retention.js';
@@ -51,6 +53,15 @@ export interface ServerOptions {
   readonly webhookAllow?: readonly string[];
   /** Batch size, timeout, lease, backoff and FAILING threshold (docs/webhooks.md). */
   readonly webhookSettings?: Partial<Omit<WebhookDeliverySettings, 'policy'>>;
+  /**
+   * Bulk-operation runner idle interval (default 250 ms); `false`: no runner on this node
+   * (docs/design/bulk-operations.md).
+   */
+  readonly operationIntervalMs?: number | false;
+  /** The runner's lease on an operation (default 10 s): a killed node's is taken over after it. */
+  readonly operationLeaseMs?: number;
+  /** Test seams of the bulk-operation runner. */
+  readonly operationHooks?: OperationRunnerHooks;
   /** Test seam: sees every statement the server runs on its pool (database.ts `onStatement`). */
   readonly onStatement?: StatementHook;
 }
@@ -140,6 +151,9 @@ export class Server {
           }),
         );
       }
+      if (options.operationIntervalMs !== false) {
+        server.#startOperationRunner(options);
+      }
       if (options.retentionIntervalMs !== false) {
         server.addLoop(
           startRetentionLoop({
@@ -192,6 +206,22 @@ export class Server {
         notifier: this.#notifier,
         ...(intervalMs === undefined ? {} : { intervalMs }),
         onError: (e: unknown) => this.#app.log.error({ err: e }, 'schedule firing failed'),
+      }),
+    );
+  }
+
+  /** Processes bulk instance operations (docs/design/bulk-operations.md); every node runs one. */
+  #startOperationRunner(options: ServerOptions): void {
+    this.addLoop(
+      startOperationRunner({
+        database: this.#database,
+        notifier: this.#notifier,
+        ...(options.operationIntervalMs === undefined || options.operationIntervalMs === false
+          ? {}
+          : { intervalMs: options.operationIntervalMs }),
+        ...(options.operationLeaseMs === undefined ? {} : { leaseMs: options.operationLeaseMs }),
+        ...(options.operationHooks === undefined ? {} : { hooks: options.operationHooks }),
+        onError: (e: unknown) => this.#app.log.error({ err: e }, 'instance operation failed'),
       }),
     );
   }

@@ -46,6 +46,7 @@ export {
 export * as admin from './admin.js';
 export * as controls from './controls.js';
 export * as instances from './instances.js';
+export * as operations from './operations.js';
 export * as orbit from './orbit.js';
 export * as recovery from './recovery.js';
 export * as schedules from './schedules.js';

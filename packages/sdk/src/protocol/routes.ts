@@ -3,6 +3,7 @@ import type { RouteContract } from './contract.js';
 import * as admin from './admin.js';
 import * as controls from './controls.js';
 import * as instances from './instances.js';
+import * as operations from './operations.js';
 import * as orbit from './orbit.js';
 import * as recovery from './recovery.js';
 import * as schedules from './schedules.js';
@@ -29,4 +30,5 @@ export const ROUTES: readonly RouteContract[] = [
   controls,
   recovery,
   signals,
+  operations,
 ].flatMap(contractsOf);

@@ -9,6 +9,7 @@ import { runMigrate } from './migrate-command.js';
 import { runServer } from './server-command.js';
 import { runWorkflows } from './workflows-command.js';
 import { runInstances } from './instances-command.js';
+import { runOperations } from './operations-command.js';
 import { runSignals } from './signals-command.js';
 import { VERSION } from '../version.js';
 
@@ -22,6 +23,7 @@ commands:
   workflows  validate FILE | simulate FILE … (offline) | publish FILE (to a server)
   instances  start NAME --input JSON | get ID | steps ID | signal ID NAME --payload JSON (on a server)
   signals    send NAME --correlation KEY --payload JSON (on a server)
+  operations start cancel|pause|resume|retry_failed [filter] | get ID | list (bulk, on a server)
   version    print the version
 
 Run 'weave <command> --help' for the options of a command.`;
@@ -44,6 +46,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await runInstances(rest);
       case 'signals':
         return await runSignals(rest);
+      case 'operations':
+        return await runOperations(rest);
       case 'version':
       case '--version':
         process.stdout.write(`weave ${VERSION}\n`);

@@ -21,7 +21,7 @@ export function queryBigInt(
 export function queryInteger(
   query: Readonly<Record<string, string | undefined>>,
   key: string,
-  range: { readonly min: number; readonly max: number },
+  range: { readonly min: number; readonly max: number; readonly path?: string },
 ): number | undefined {
   const text = query[key];
   if (text === undefined) {
@@ -29,7 +29,10 @@ export function queryInteger(
   }
   const value = Number(text);
   if (!/^[0-9]{1,9}$/.test(text) || value < range.min || value > range.max) {
-    throw invalidArgument(key, `must be an integer from ${range.min} to ${range.max}`);
+    throw invalidArgument(
+      range.path ?? key,
+      `must be an integer from ${range.min} to ${range.max}`,
+    );
   }
   return value;
 }

@@ -39,6 +39,8 @@
  *   实例历史 history → weave_history → HistoryEvent, weave/model/rows.ts
  *   信号 signal → weave_signals → weave/signals/ (docs/design/signals.md; the in-process
  *     wake-ups are store/wake-ups.ts)
+ *   批量操作 bulk operation → weave_instance_operations (+ weave_instance_operation_items) →
+ *     weave/operations/ (docs/design/bulk-operations.md)
  * Weave terms with no table yet (they come with issue 12, docs/design/runtime.md §1.11):
  * recovery.
  *
@@ -536,6 +538,43 @@ export interface WeaveSignalsTable {
   updated_at: Int;
 }
 
+export interface WeaveInstanceOperationsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  action: string;
+  /** The instance-list filter as JSON text (weave/operations/operation-filter.ts). */
+  filter: string;
+  reason: string | null;
+  status: string;
+  created_before: Int;
+  /** `<created_at>.<id>` of the last instance processed (newest first). */
+  cursor_key: string | null;
+  matched_count: Generated<Int>;
+  done_count: Generated<Int>;
+  failed_count: Generated<Int>;
+  skipped_count: Generated<Int>;
+  lease_owner: string | null;
+  lease_until: Int | null;
+  generation: Generated<Int>;
+  created_by: Int;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: Int;
+  updated_at: Int;
+  finished_at: Int | null;
+}
+
+export interface WeaveInstanceOperationItemsTable {
+  id: IdColumn;
+  namespace_id: Int;
+  operation_id: Int;
+  instance_id: Int;
+  outcome: string;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: Int;
+}
+
 export interface Schema {
   namespaces: NamespacesTable;
   applications: ApplicationsTable;
@@ -568,4 +607,6 @@ export interface Schema {
   weave_pending_advances: WeavePendingAdvancesTable;
   weave_history: WeaveHistoryTable;
   weave_signals: WeaveSignalsTable;
+  weave_instance_operations: WeaveInstanceOperationsTable;
+  weave_instance_operation_items: WeaveInstanceOperationItemsTable;
 }

@@ -69,6 +69,13 @@ const CROSS_NAMESPACE_SCANS: readonly { name: string; why: string; path: RegExp 
     path: /readEvents \(orbit\/read-events\.js/,
   },
   {
+    name: 'bulk-operation discovery',
+    why:
+      'finds a RUNNING instance operation of any namespace whose lease is free (SKIP LOCKED); ' +
+      'its lease, batches and instances are then scoped by namespace_id',
+    path: /discoverOperation \(weave\/operations\/operation-runner\.js/,
+  },
+  {
     name: 'retention loop',
     why: 'lists the streams with a retention policy across namespaces, then trims each by id',
     path: /\(orbit\/retention\.js/,
@@ -426,6 +433,18 @@ async function instanceReads(t: TestServer, admin: WeaveClient): Promise<void> {
       await limited.getTaskSource(step.task_id);
     }
   }
+  // A bulk operation (issue 12 Deliver 5): created, walked by the runner, read and listed.
+  const { operation } = await admin.operations.create({
+    action: 'pause',
+    filter: { workflow: 'scoped', status: ['RUNNING', 'WAITING'] },
+    reason: 'scope check',
+  });
+  await waitFor(
+    async () =>
+      (await admin.operations.get(operation.id)).operation.status !== 'RUNNING' || undefined,
+    { timeoutMs: 20_000, what: 'the bulk operation finished' },
+  );
+  await admin.operations.list();
 }
 
 async function credentials(admin: WeaveClient): Promise<void> {

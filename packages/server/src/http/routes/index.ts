@@ -3,6 +3,7 @@ import type { Route } from '../route.js';
 import { applicationRoutes } from './applications.js';
 import { credentialRoutes } from './credentials.js';
 import { instanceControlRoutes } from './instance-controls.js';
+import { instanceOperationRoutes } from './instance-operations.js';
 import { instanceRecoveryRoutes } from './instance-recovery.js';
 import { instanceRoutes } from './instances.js';
 import { queueRoutes } from './queues.js';
@@ -32,4 +33,5 @@ export const allRoutes: readonly Route[] = [
   ...instanceControlRoutes,
   ...instanceRecoveryRoutes,
   ...signalRoutes,
+  ...instanceOperationRoutes,
 ];
