@@ -2,7 +2,10 @@ import type { JsonValue } from '@weave/json';
 import { activateLeaf } from './activate.js';
 import { checkPollSuccess } from './classify-poll.js';
 import { checkSnapshot } from './check-snapshot.js';
-import type { ActivatePoll, ActivateTask } from './decisions.js';
+import type { ActivatePoll, ActivateSignal, ActivateTask } from './decisions.js';
+
+/** The activation a retry creates: a TASK's task, a POLL's first round, a SIGNAL's wait. */
+export type RetriedActivation = ActivateTask | ActivatePoll | ActivateSignal;
 import { EngineError } from './errors.js';
 import { pathKey } from './json-path.js';
 import { serializedSize } from './json-value.js';
@@ -20,7 +23,8 @@ import type { Snapshot, StepState } from './snapshot.js';
  * "Recovery"). Given a consistent snapshot and a FAILED or NEEDS_REVIEW leaf, it returns the
  * snapshot storage persists instead:
  *
- * - **retry** (TASK, POLL): the step becomes ACTIVE and `activation` is the ACTIVATE decision
+ * - **retry** (TASK, POLL; a FAILED SIGNAL: wait recovery, WAITING on a new wait, no input): the
+ *   step becomes ACTIVE and `activation` is the ACTIVATE decision
  *   storage applies for it (a new activation and task), with the operator's `input` instead of
  *   the definition's when one is given. The step is made ACTIVE here rather than PENDING because
  *   the planner would resolve the definition's input again and lose the corrected one.
@@ -45,7 +49,7 @@ export interface Reopened {
   /** Every step of the input snapshot, changed ones replaced. */
   readonly snapshot: Snapshot;
   /** retry: the step's new activation, in the order storage must apply it (before planning). */
-  readonly activation?: ActivateTask | ActivatePoll;
+  readonly activation?: RetriedActivation;
   /** Composites and `$root` reopened FAILED/CANCELLED → ACTIVE, outermost first. */
   readonly reopened: readonly string[];
   /** Leaves reset CANCELLED → PENDING, in document order. */
@@ -53,7 +57,7 @@ export interface Reopened {
 }
 
 const ALLOWED = {
-  retry: { kinds: ['TASK', 'POLL'], statuses: ['FAILED', 'NEEDS_REVIEW'] },
+  retry: { kinds: ['TASK', 'POLL', 'SIGNAL'], statuses: ['FAILED', 'NEEDS_REVIEW'] },
   resolve: { kinds: ['TASK', 'POLL', 'SIGNAL'], statuses: ['FAILED', 'NEEDS_REVIEW'] },
   fail: { kinds: ['TASK', 'POLL'], statuses: ['NEEDS_REVIEW'] },
 } as const;
@@ -85,14 +89,15 @@ export function reopenStep(
   const changed = new Set<number>([index]);
   const reopened: number[] = [];
   const reset: number[] = [];
-  let activation: ActivateTask | ActivatePoll | undefined;
+  let activation: RetriedActivation | undefined;
   if (recovery.action === 'fail') {
     state.status[index] = 'FAILED';
   } else {
     if (recovery.action === 'resolve') {
       resolveLeaf(state, index, recovery.output);
     } else {
-      state.status[index] = 'ACTIVE';
+      // A retried SIGNAL waits again (wait recovery); TASK and POLL run again.
+      state.status[index] = nodeAt(state, index).kind === 'SIGNAL' ? 'WAITING' : 'ACTIVE';
       state.cancelRequested[index] = false;
     }
     if (status === 'FAILED' || recovery.action === 'retry') {
@@ -245,9 +250,15 @@ function retryActivation(
   state: PlanState,
   index: number,
   input: JsonValue | undefined,
-): ActivateTask | ActivatePoll {
+): RetriedActivation {
   const node = nodeAt(state, index);
   const stepId = node.id;
+  if (node.kind === 'SIGNAL' && input !== undefined) {
+    throw new EngineError('recovery_invalid_input', `"${stepId}" is a SIGNAL: it takes no input`, {
+      path: '$.input',
+      stepId,
+    });
+  }
   if (!state.allowNew) {
     throw new EngineError(
       'recovery_not_allowed',
@@ -281,6 +292,9 @@ function retryActivation(
     return activationWithInput(state, index, input);
   }
   const decision = planned.decision;
+  if (decision.node === 'SIGNAL') {
+    return decision;
+  }
   if (decision.node !== 'TASK' && decision.node !== 'POLL') {
     throw new RangeError(`${decision.node} is not retried`);
   }

@@ -87,7 +87,9 @@ test('[E4.6] retry with a corrected input keeps the exact number text', () => {
     action: 'retry',
     input: json('{"x":1.500,"big":1e400}'),
   });
-  assert.deepEqual(result.activation?.input, json('{"x":1.500,"big":1e400}'));
+  const activation = result.activation;
+  assert.ok(activation !== undefined && activation.node !== 'SIGNAL');
+  assert.deepEqual(activation.input, json('{"x":1.500,"big":1e400}'));
 });
 
 test('[E4.6] resolve of a FAILED TASK: SUCCEEDED with the output, scopes reopened', () => {
@@ -149,7 +151,7 @@ test('[E4.6] recovery refuses a step that is not FAILED or NEEDS_REVIEW, or of t
   let waiting = step(program, succeed(running, 'a')).snapshot;
   waiting = settle(program, withStep(waiting, 'w', { status: 'FAILED' }));
   assertRejected(
-    () => program.reopen(waiting, 'w', { action: 'retry' }),
+    () => program.reopen(waiting, 'w', { action: 'fail' }),
     'recovery_not_allowed',
     '$.steps.w.kind',
   );
@@ -229,7 +231,8 @@ test('[E4.6] a step that failed at activation (broken reference) is retried with
     '$.input',
   );
   const fixed = program.reopen(failed, 'a', { action: 'retry', input: json('{"x":2}') });
-  assert.deepEqual(fixed.activation?.input, json('{"x":2}'));
+  assert.ok(fixed.activation !== undefined && fixed.activation.node !== 'SIGNAL');
+  assert.deepEqual(fixed.activation.input, json('{"x":2}'));
   assert.equal(fixed.activation?.node === 'TASK' && fixed.activation.queue, 'work');
 });
 
@@ -244,6 +247,33 @@ test('[E4.6] retry is refused while no new work is allowed, and for an input ove
   );
   assertRejected(
     () => program.reopen(review, 'a', { action: 'retry', input: 'x'.repeat(256 * 1024) }),
+    'recovery_invalid_input',
+    '$.input',
+  );
+});
+
+test('[A5.1] [E4.6] wait recovery: a timed-out SIGNAL is retried as a new wait, its scopes reopened; it takes no input', () => {
+  const program = compileOk(
+    definition([
+      task('a'),
+      { id: 'w', kind: 'SIGNAL', name: 'go', correlation: 'k', timeout: 'PT1M' },
+      task('b'),
+    ]),
+  );
+  let snapshot = step(program, program.initialSnapshot(new Map())).snapshot;
+  snapshot = step(program, succeed(snapshot, 'a')).snapshot;
+  snapshot = settle(program, withStep(snapshot, 'w', { status: 'FAILED' }));
+  assert.equal(statusOf(snapshot, '$root'), 'FAILED');
+  const retried = program.reopen(snapshot, 'w', { action: 'retry' });
+  assert.equal(statusOf(retried.snapshot, 'w'), 'WAITING');
+  assert.equal(statusOf(retried.snapshot, '$root'), 'ACTIVE');
+  assert.ok(retried.activation?.node === 'SIGNAL');
+  assert.equal(retried.activation.signalName, 'go');
+  assert.equal(retried.activation.timeoutMs, 60_000);
+  // The next round has nothing to do until the signal comes: the instance waits.
+  assert.deepEqual(summary(step(program, retried.snapshot).decisions), []);
+  assertRejected(
+    () => program.reopen(snapshot, 'w', { action: 'retry', input: json('1') }),
     'recovery_invalid_input',
     '$.input',
   );

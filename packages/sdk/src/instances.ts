@@ -181,7 +181,8 @@ export class InstancesClient {
   }
 
   /**
-   * Retry a FAILED or NEEDS_REVIEW TASK/POLL step as a new activation (scope workflows:control),
+   * Retry a FAILED or NEEDS_REVIEW TASK/POLL step, or a timed-out SIGNAL (a new wait), as a new
+   * activation (scope workflows:control),
    * optionally with a corrected input; a FAILED instance is RUNNING again. The old activation
    * stays in the history. With an idempotency key a repeat returns the first answer.
    *

@@ -65,7 +65,8 @@ export const retryInstanceStep = defineRoute({
   scope: 'workflows:control',
   tag: 'Instances',
   operation: 'instance.step_retry',
-  summary: 'Retry a FAILED or NEEDS_REVIEW TASK/POLL step as a new activation',
+  summary:
+    'Retry a FAILED or NEEDS_REVIEW TASK/POLL step, or a timed-out SIGNAL, as a new activation',
   description:
     'The old activation stays in the history and the step detail. `input` replaces the ' +
     "definition's resolved input (≤ 256 KiB, exact JSON). The instance deadline is kept; a POLL " +

@@ -43,7 +43,8 @@ const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY
   pause    no new work starts until resume (work in flight runs on, its results are recorded)
   resume   continue a paused instance (it plans at once)
   cancel   CANCELLING until the work in flight settles, then CANCELLED
-  retry    run a FAILED or NEEDS_REVIEW TASK/POLL step again as a new activation (--input: a
+  retry    run a FAILED or NEEDS_REVIEW TASK/POLL step (or wait for a timed-out SIGNAL) again as a
+           new activation (--input: a
            corrected input, JSON text or @file); a FAILED instance is RUNNING again
   resolve  settle a FAILED or NEEDS_REVIEW TASK/POLL/SIGNAL step with --output
   fail     fail a NEEDS_REVIEW TASK/POLL step with --error-code

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ClaimedTask, WeaveClient } from '@weave/sdk';
+import { isWeaveApiError } from '@weave/sdk';
 import { forEachDialect } from '../support/databases.js';
 import { refusal } from '../support/refusal.js';
 import { startTestServer } from '../support/servers.js';
@@ -79,6 +80,14 @@ const SHORT = {
   steps: [{ id: 'once', kind: 'TASK', queue: 'short', input: { op: 'once' }, idempotent: false }],
 };
 
+/** A SIGNAL that times out after 0.5 s: the instance FAILED `signal_timeout`. */
+const APPROVAL = {
+  schema_version: 1,
+  name: 'approval',
+  steps: [{ id: 'ok', kind: 'SIGNAL', name: 'approve', correlation: 'order-7', timeout: 'PT0.5S' }],
+  output: { by: '$.steps.ok.output' },
+};
+
 forEachDialect((dialect) => {
   describe(`manual recovery on ${dialect}`, () => {
     let t: TestServer;
@@ -91,7 +100,7 @@ forEachDialect((dialect) => {
       for (const queue of ['reviewed', 'split-pay', 'split-ship', 'polled', 'short']) {
         await client.createQueue({ name: queue, application: 'app' });
       }
-      for (const definition of [REVIEWED, SPLIT, POLLED, SHORT]) {
+      for (const definition of [REVIEWED, SPLIT, POLLED, SHORT, APPROVAL]) {
         await client.workflows.publish(definition);
       }
     });
@@ -186,6 +195,54 @@ forEachDialect((dialect) => {
         steps: steps.map((s) => `${s.step_id}:${s.status}@${String(s.revision)}`).join(','),
       };
     }
+
+    test('[A5.1] [E4.6] wait recovery: a timed-out SIGNAL is retried as a new wait, and the signal then completes the instance', async () => {
+      const { instance } = await client.instances.start('approval', { input: {} });
+      const failed = await settled(instance.id, ['FAILED']);
+      assert.equal(failed.error?.code, 'signal_timeout');
+      await assert.rejects(
+        client.instances.retry(instance.id, 'ok', { input: 1, reason: 'r' }),
+        (e) => isWeaveApiError(e) && e.status === 400 && e.details.path === '$.input',
+      );
+      const answer = await client.instances.retry(instance.id, 'ok', { reason: 'asked again' });
+      assert.equal(answer.instance.status, 'WAITING');
+      assert.equal(answer.task_id, undefined, 'a wait has no task');
+      const waits = await db()
+        .selectFrom('weave_waits')
+        .select(['state', 'activation_id', 'due_at'])
+        .where('instance_id', '=', instance.id)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        waits.map((w) => w.state),
+        ['EXPIRED', 'WAITING'],
+        'the old wait stays expired; a new one waits',
+      );
+      assert.equal(String(waits[1]?.activation_id), answer.activation_id);
+      assert.ok(BigInt(waits[1]?.due_at ?? 0) <= BigInt(Date.parse(failed.deadline_at)) * 1000n);
+      const sent = await client.signals.send({
+        name: 'approve',
+        correlation_key: 'order-7',
+        payload: { by: 'ann' },
+      });
+      assert.deepEqual(
+        sent.matched.map((m) => m.instance_id),
+        [instance.id],
+      );
+      const done = await settled(instance.id, ['SUCCEEDED', 'FAILED']);
+      assert.equal(done.status, 'SUCCEEDED');
+      assert.deepEqual(done.output, { by: { by: 'ann' } });
+      const detail = await client.instances.step(instance.id, 'ok');
+      assert.deepEqual(
+        detail.activations
+          .map((a) => [a.number, a.status])
+          .sort((a, b) => Number(a[0]) - Number(b[0])),
+        [
+          [1, 'FAILED'],
+          [2, 'SUCCEEDED'],
+        ],
+      );
+    });
 
     test('[E4.6] [A5.1] retry of a NEEDS_REVIEW TASK with a corrected input: a new activation and task, the old one kept, the instance completes', async () => {
       const { instance } = await client.instances.start('reviewed', { input: { amount: 10 } });

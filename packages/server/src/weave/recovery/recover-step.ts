@@ -184,7 +184,7 @@ export async function recoverStep(
     activationId: work?.activationId ?? null,
     taskId: work?.taskId ?? null,
     queueIds:
-      reopened.activation === undefined
+      reopened.activation === undefined || reopened.activation.node === 'SIGNAL'
         ? []
         : [version.queues.get(reopened.activation.queue)?.id ?? ''],
   };
