@@ -48,13 +48,15 @@ export interface RequestSample {
   readonly seconds: number;
 }
 
-type Named = (names: DatabaseGauges) => boolean;
+/** The catalog names a fact needs; `Named` records it and says whether it found them. */
+type Names = Pick<DatabaseGauges, 'namespaces' | 'queues'>;
+type Named = (names: Names) => boolean;
 
 export class ServerMetrics implements Observations {
   readonly #options: ServerMetricsOptions;
   readonly #registry = new Registry();
   readonly #unnamed: Named[] = [];
-  #names: Pick<DatabaseGauges, 'namespaces' | 'queues'> = {
+  #names: Names = {
     namespaces: new Map(),
     queues: new Map(),
   };
@@ -216,7 +218,7 @@ export class ServerMetrics implements Observations {
 
   /** Records now if the names are known, else at the next scrape. */
   #named(record: Named): void {
-    if (record(this.#names as DatabaseGauges)) {
+    if (record(this.#names)) {
       return;
     }
     if (this.#unnamed.length >= MAX_UNNAMED) {
