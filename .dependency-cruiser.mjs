@@ -1,5 +1,5 @@
 // The layer order of packages/server/ARCHITECTURE.md, checked by `npm run lint:deps`:
-//   store (+ errors, periodic-loop, version) → auth → pulse/orbit → weave → http → cli (+ server, index)
+//   store (+ errors, periodic-loop, version) → auth → pulse/orbit → weave → metrics → http → cli (+ server, index)
 // A layer imports only layers to its left; within pulse/orbit, pulse may import orbit, never the
 // reverse. @weave/json and @weave/engine sit below all; @weave/sdk/protocol is shared by all.
 // Type-only imports count (tsPreCompilationDeps), for cycles too.
@@ -11,6 +11,7 @@ const LAYERS = [
   ['auth', ['auth/']],
   ['pulse-orbit', ['pulse/', 'orbit/']],
   ['weave', ['weave/']],
+  ['metrics', ['metrics/']],
   ['http', ['http/']],
   ['cli', ['cli/', 'server\\.ts$', 'index\\.ts$']],
 ];

@@ -1,5 +1,6 @@
 /**
- * A running Weave server: database (migrated at start), HTTP listener, background loops.
+ * A running Weave server: database (migrated at start), HTTP listener, background loops,
+ * metrics (`/metrics`).
  * `stop()` drains in-flight requests, stops the loops, then closes the pool.
  */
 import type { Writable } from 'node:stream';
@@ -21,6 +22,7 @@ import { startWebhookLoop } from './orbit/webhook-loop.js';
 import type { WebhookDeliverySettings } from './orbit/webhook-settings.js';
 import { toDeliverySettings } from './orbit/webhook-settings.js';
 import { parseAllowList } from './orbit/webhook-targets.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
 
 export interface ServerOptions {
   /**
@@ -64,6 +66,10 @@ export interface ServerOptions {
   readonly operationHooks?: OperationRunnerHooks;
   /** Test seam: sees every statement the server runs on its pool (database.ts `onStatement`). */
   readonly onStatement?: StatementHook;
+  /** How long `/metrics` reuses its database read (default 5 s; 0: every scrape reads). */
+  readonly metricsCacheMs?: number;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>` (`WEAVE_METRICS_TOKEN`). */
+  readonly metricsToken?: string;
 }
 
 /** A background loop (e.g. the lease sweeper); stopped before the pool closes. */
@@ -94,10 +100,15 @@ export class Server {
       ...options.webhookSettings,
       policy: parseAllowList(options.webhookAllow ?? []),
     });
-    const database = openDatabase(
-      options.db,
-      options.onStatement === undefined ? {} : { onStatement: options.onStatement },
+    // The metrics receive the services' facts from the database they then read their gauges from.
+    const metrics = new ServerMetrics(
+      options.metricsCacheMs === undefined ? {} : { cacheMs: options.metricsCacheMs },
     );
+    const database = openDatabase(options.db, {
+      observations: metrics,
+      ...(options.onStatement === undefined ? {} : { onStatement: options.onStatement }),
+    });
+    metrics.readFrom(database);
     try {
       await migrate(database);
       const notifier = new TaskNotifier();
@@ -105,6 +116,8 @@ export class Server {
         database,
         ready: () => checkReady(database),
         notifier,
+        metrics,
+        ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
         ...(options.routes === undefined ? {} : { routes: options.routes }),
         settings: {
           ...(options.maxActiveInstances === undefined

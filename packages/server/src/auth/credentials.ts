@@ -6,6 +6,7 @@ import { credentialCacheOf } from './credential-cache.js';
 import type { Micros } from '../store/values.js';
 import { toId, toMicros, toMicrosOrNull } from '../store/values.js';
 import { generateKey } from './keys.js';
+import type { NewKey } from './keys.js';
 
 export interface Credential {
   readonly id: string;
@@ -24,13 +25,17 @@ export interface CredentialInput {
   readonly expiresAt: Micros | null;
 }
 
-/** Returns the key in clear exactly once; only its hash is stored. */
+/**
+ * Returns the key in clear exactly once; only its hash is stored. `given`: a key made earlier
+ * (`weave dev` re-creating its kept key in a fresh database); by default a new random one.
+ */
 export async function createCredential(
   tx: Tx,
   namespaceId: string,
   input: CredentialInput,
+  given: NewKey = generateKey(),
 ): Promise<{ credential: Credential; key: string }> {
-  const { key, lookup, secretHash } = generateKey();
+  const { key, lookup, secretHash } = given;
   const scopes = [...new Set(input.scopes)];
   const queues = input.queues === null ? null : [...new Set(input.queues)];
   const inserted = await tx.db
@@ -56,6 +61,16 @@ export async function createCredential(
     createdAt: tx.now,
   };
   return { credential, key };
+}
+
+/** Whether a credential (live or revoked) already has this lookup part (`uq_credentials_lookup`). */
+export async function isLookupTaken(tx: Tx, lookup: string): Promise<boolean> {
+  const row = await tx.db
+    .selectFrom('credentials')
+    .select('id')
+    .where('lookup', '=', lookup)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 const CREDENTIAL_COLUMNS = [

@@ -19,6 +19,12 @@ export function generateKey(): NewKey {
   return { key, lookup, secretHash: hashKey(key) };
 }
 
+/** A key given in full (the one `weave dev` keeps in its data folder), or undefined if malformed. */
+export function toNewKey(key: string): NewKey | undefined {
+  const lookup = keyLookup(key);
+  return lookup === undefined ? undefined : { key, lookup, secretHash: hashKey(key) };
+}
+
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }

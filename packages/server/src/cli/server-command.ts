@@ -19,7 +19,8 @@ const HELP = `usage: weave server --db <mysql://user:pass@host:3306/db | path.sq
   --webhook-allow LIST
               CIDRs, addresses or host names webhooks may reach although private or
               loopback, comma-separated (default: none) [WEAVE_WEBHOOK_ALLOW]
-Logs are JSON lines on stdout at WEAVE_LOG_LEVEL (default info).`;
+Logs are JSON lines on stdout at WEAVE_LOG_LEVEL (default info). GET /metrics needs no key;
+with WEAVE_METRICS_TOKEN set it needs 'Authorization: Bearer <that token>'.`;
 
 export async function runServer(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
@@ -34,12 +35,22 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const port = readPort(values.port as string | undefined, 8420);
+  // From the environment only, so the token stays out of `ps` (as WEAVE_DB's password does).
+  const metricsToken = process.env.WEAVE_METRICS_TOKEN;
+  if (
+    metricsToken !== undefined &&
+    metricsToken !== '' &&
+    !/^[\x21-\x7e]{16,200}$/.test(metricsToken)
+  ) {
+    throw new Error('WEAVE_METRICS_TOKEN must be 16 to 200 printable ASCII characters, no spaces');
+  }
   const server = await Server.start({
     db: readDb(values.db as string | undefined),
     port,
     host: readHost(values.host as string | undefined),
     logLevel: readLogLevel(),
     webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
+    ...(metricsToken === undefined || metricsToken === '' ? {} : { metricsToken }),
   }).catch((e: unknown) => {
     throw explainListenError(e, port);
   });

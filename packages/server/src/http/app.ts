@@ -1,6 +1,6 @@
 /**
  * The HTTP server (Fastify 5): `/v1` routes from the route table, exact-JSON bodies, one error
- * shape, request ids, health and readiness, and the OpenAPI document.
+ * shape, request ids, the operational routes (operational-routes.ts) and the OpenAPI document.
  */
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
@@ -20,6 +20,8 @@ import { DEFAULT_MAX_ACTIVE_INSTANCES } from '../weave/instance/admit-instance.j
 import { DEFAULT_MAX_SIGNAL_TTL_MS } from '../weave/signals/send-signal.js';
 import { allRoutes } from './routes/index.js';
 import { runRoute } from './run-route.js';
+import { registerOperations } from './operational-routes.js';
+import type { HttpMetrics } from './operational-routes.js';
 import type { RouteEnvironment } from './run-route.js';
 import { TaskNotifier } from '../pulse/task-notifier.js';
 
@@ -42,6 +44,10 @@ export interface HttpOptions {
   readonly settings?: Partial<RouteSettings>;
   /** Wakes local long-polling claims (shared with the lease sweeper); default: a new one. */
   readonly notifier?: TaskNotifier;
+  /** `GET /metrics` and request timing; without it there is no `/metrics`. */
+  readonly metrics?: HttpMetrics;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -91,7 +97,11 @@ export function buildHttpApp(options: HttpOptions): FastifyInstance {
       bodyLimitBytes,
     ),
   );
-  registerOperations(app, options.ready);
+  registerOperations(app, {
+    ready: options.ready,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
+  });
   const routes = options.routes ?? allRoutes;
   registerRoutes(app, options, routes);
   const openApi = toJsonText(buildOpenApi(routes.map((r) => r.contract)));
@@ -172,20 +182,6 @@ function sendError(
     req.log.error({ err: error }, 'request failed');
   }
   return sendJson(reply, response.status, toJsonText(response.body));
-}
-
-function registerOperations(app: FastifyInstance, checkReady: () => Promise<boolean>): void {
-  app.get('/healthz', (_req, reply) => sendJson(reply, 200, '{"status":"ok"}'));
-  app.get('/readyz', async (_req, reply) => {
-    const ready = await checkReady();
-    return ready
-      ? sendJson(reply, 200, '{"status":"ready"}')
-      : sendJson(
-          reply,
-          503,
-          toJsonText({ error: { code: 'unavailable', message: 'the database is unreachable' } }),
-        );
-  });
 }
 
 function registerRoutes(app: FastifyInstance, options: HttpOptions, routes: readonly Route[]) {

@@ -209,6 +209,27 @@ const OPERATIONS_PATHS = {
       },
     },
   },
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      tags: ['Operations'],
+      summary: 'Prometheus metrics (text exposition format; docs/operations.md "Metrics")',
+      description:
+        'No API key. When the server has a metrics token (WEAVE_METRICS_TOKEN), ' +
+        'Authorization: Bearer <token> is required.',
+      security: [],
+      responses: {
+        '200': {
+          description: 'the metrics',
+          content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+        },
+        '401': {
+          description: 'the server has a metrics token and it was not given',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    },
+  },
   '/v1/openapi.json': {
     get: {
       operationId: 'openapi',

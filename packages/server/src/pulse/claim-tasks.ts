@@ -177,6 +177,14 @@ async function claimAll(
   });
   await updateClaimedTasks(tx, claimed, request);
   await insertClaimEvents(tx, claimed, request.start === true);
+  // Claim wait for the metrics: from when the task became claimable (submitted, or its retry
+  // backoff ended) to this claim, both on the database clock.
+  const facts = claimed.map(({ task }) => ({
+    namespaceId: task.namespaceId,
+    queueId: task.queueId,
+    waitedUs: tx.now > task.availableAt ? tx.now - task.availableAt : 0n,
+  }));
+  tx.afterCommit(() => tx.observe.tasksClaimed(facts));
   return claimed;
 }
 

@@ -61,6 +61,12 @@ export async function writeTaskEvents(
   if (events.length === 0) {
     return;
   }
+  const facts = events.map(({ task, change }) => ({
+    namespaceId: task.namespaceId,
+    queueId: task.queueId,
+    type: change.type,
+  }));
+  tx.afterCommit(() => tx.observe.taskEvents(facts));
   await tx.write(
     tx.db.insertInto('task_events').values(
       events.map(({ task, change }) => ({

@@ -15,6 +15,8 @@ import type { Dialect } from './dialect.js';
 import { mysqlDialect, sqliteDialect } from './dialect.js';
 import type { Schema } from './schema.js';
 import { WakeUps } from './wake-ups.js';
+import type { Observations } from './observations.js';
+import { NO_OBSERVATIONS } from './observations.js';
 
 export interface Database {
   readonly kysely: Kysely<Schema>;
@@ -26,6 +28,8 @@ export interface Database {
   readonly sqliteHandle: BetterSqlite3.Database | undefined;
   /** Wake-ups for long-polls on this process (e.g. a stream's readers after an append). */
   readonly wakeUps: WakeUps;
+  /** Where services report what committed, for metrics (observations.ts). */
+  readonly observations: Observations;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,8 @@ export interface OpenOptions {
    * on their own connection (or the raw SQLite handle) and are not seen.
    */
   readonly onStatement?: StatementHook;
+  /** Receives the facts services report after commit (default: none are kept). */
+  readonly observations?: Observations;
 }
 
 export type { StatementHook } from './coalescing-driver.js';
@@ -97,6 +103,7 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
     config,
     description: describeConnection(config),
     sqliteHandle: undefined,
+    observations: options.observations ?? NO_OBSERVATIONS,
     ...closing(kysely),
   };
 }
@@ -124,6 +131,7 @@ function openSqlite(config: { kind: 'sqlite'; path: string }, options: OpenOptio
     config,
     description: describeConnection(config),
     sqliteHandle: handle,
+    observations: options.observations ?? NO_OBSERVATIONS,
     ...closing(kysely),
   };
 }

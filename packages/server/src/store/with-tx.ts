@@ -12,6 +12,7 @@ import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
 import type { Schema } from './schema.js';
 import type { WakeUps } from './wake-ups.js';
+import type { Observations } from './observations.js';
 import type { Micros } from './values.js';
 import { toMicros } from './values.js';
 
@@ -53,6 +54,8 @@ export interface Tx {
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /** This process's wake-ups (`wakeUps.notify` belongs in `afterCommit`). */
   readonly wakeUps: WakeUps;
+  /** Where to report what committed, for metrics (report from `afterCommit`). */
+  readonly observe: Observations;
 }
 
 /** The row arrays of a tuple of queries. */
@@ -118,6 +121,7 @@ async function runOnce<T>(
         now,
         dialect: database.dialect,
         wakeUps: database.wakeUps,
+        observe: database.observations,
         async write(query) {
           await db.executeQuery(deferred(query.compile()));
         },

@@ -23,7 +23,7 @@ test('`weave dev --json` prints one line with a URL and a key that works on an a
     const queues = await client.listQueues();
     assert.deepEqual(
       queues.items.map((q) => q.name),
-      ['default'],
+      ['default', 'orders', 'payments', 'shipping'],
     );
     const unauthenticated = await fetch(`${info.url}/v1/namespaces/dev/queues`);
     assert.equal(unauthenticated.status, 401);

@@ -37,6 +37,8 @@ export interface Running {
   readonly child: ChildProcessWithoutNullStreams;
   /** The first line the process printed on stdout. */
   readonly firstLine: string;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
   stderr(): string;
   /** SIGTERM, then wait for exit; resolves to the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -64,7 +66,9 @@ export function startWeave(
   });
   const tracked = track('process', `weave ${args.join(' ')}`, () => child.kill('SIGKILL'));
   let err = '';
+  let allOut = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (allOut += d.toString()));
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {
       tracked.untrack();
@@ -99,6 +103,7 @@ export function startWeave(
         resolve({
           child,
           firstLine: out.slice(0, nl),
+          stdout: () => allOut,
           stderr: () => err,
           async stop(signal = 'SIGTERM') {
             child.kill(signal);

@@ -14,7 +14,7 @@ import type { Tx } from '../../store/with-tx.js';
 import { LEAF_KINDS, toInstanceStatus } from '../model/instance-status.js';
 import { TERMINAL_INSTANCE_STATUSES } from '../model/states.js';
 import type { InstanceEnding } from '../model/states.js';
-import type { Activation, Instance, PollRound, StepRow } from '../model/rows.js';
+import type { Activation, Instance, PollRound, StepRow, Wait } from '../model/rows.js';
 import {
   toActivation,
   toInboxEvent,
@@ -182,6 +182,7 @@ export async function consumeInstance(
     dueWaits: program.disabled ? [] : clock.waits,
     openRounds,
   });
+  reportFiredTimers(tx, namespaceId, clock.waits, settlements.closedWaits);
   if (advances.length > 0) {
     await tx.write(
       tx.db
@@ -495,4 +496,20 @@ async function insertAdvance(tx: Tx, round: Round): Promise<void> {
     rootRevision: root.revision + 1n,
     instanceRevision: round.revision,
   });
+}
+
+/** Timer lateness for the metrics: the clock fired each TIMER at `tx.now`, due at `due_at`. */
+function reportFiredTimers(
+  tx: Tx,
+  namespaceId: string,
+  waits: readonly Wait[],
+  closed: readonly { readonly id: string; readonly purpose: string }[],
+): void {
+  const timers = new Set(closed.filter((w) => w.purpose === 'TIMER').map((w) => w.id));
+  const facts = waits
+    .filter((w) => timers.has(w.id))
+    .map((w) => ({ namespaceId, latenessUs: tx.now > w.dueAt ? tx.now - w.dueAt : 0n }));
+  if (facts.length > 0) {
+    tx.afterCommit(() => tx.observe.timersFired(facts));
+  }
 }
