@@ -1,10 +1,20 @@
 #!/usr/bin/env node
 // Runs every compiled test file (`*.test.js` under packages/*/build/test) with Node's own runner,
 // in one `node --test` process tree so that CI reads one summary. Extra arguments are passed on
-// (e.g. `npm test -- --test-name-pattern=E1`).
+// (e.g. `npm test -- --test-name-pattern=E1`). The files are listed one by one: given a folder,
+// Node 20 would also run every other `.js` file below a `test` folder (worker and sender scripts
+// that tests start as child processes).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** Every `*.test.js` below `dir`, sorted. */
+function testFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.js'))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+    .sort();
+}
 
 const root = new URL('..', import.meta.url).pathname;
 const dirs = readdirSync(join(root, 'packages'))
@@ -19,7 +29,12 @@ if (process.env.CI === 'true' && !process.env.WEAVE_TEST_MYSQL_URL) {
 const concurrency = process.env.WEAVE_TEST_CONCURRENCY ?? '3';
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...dirs],
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    ...process.argv.slice(2),
+    ...dirs.flatMap(testFiles),
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);
