@@ -597,6 +597,8 @@ forEachDialect((dialect) => {
         webhookIntervalMs: false,
         inboxIntervalMs: 20,
         onStatement: log.hook,
+        // The bulk-operation runner's claim scan crosses namespaces by design (not this flow).
+        operationIntervalMs: false,
       });
       try {
         await waitFor(

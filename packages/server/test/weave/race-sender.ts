@@ -21,14 +21,16 @@ interface Job {
   readonly signals?: readonly string[];
 }
 
-const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const lines: AsyncIterator<string> = createInterface({ input: process.stdin })[
+  Symbol.asyncIterator
+]();
 
 async function nextLine(): Promise<string> {
-  const { value, done } = await lines.next();
-  if (done === true) {
+  const next = await lines.next();
+  if (next.done === true) {
     throw new Error('stdin closed');
   }
-  return String(value);
+  return next.value;
 }
 
 const job = JSON.parse(await nextLine()) as Job;

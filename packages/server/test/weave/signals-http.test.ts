@@ -498,6 +498,8 @@ forEachDialect((dialect) => {
     before(async () => {
       t = await startTestServer(dialect, {
         onStatement: log.hook,
+        // The bulk-operation runner's claim scan crosses namespaces by design (not this flow).
+        operationIntervalMs: false,
         sweepIntervalMs: false,
         scheduleIntervalMs: false,
         // The webhook loop's scans are not part of this flow (and cross namespaces by design).
