@@ -13,10 +13,9 @@ const missing =
   !existsSync(fileURLToPath(main)) || (checkout && !existsSync(fileURLToPath(consoleIndex)));
 if (missing) {
   const root = fileURLToPath(new URL('../../../', import.meta.url));
-  const built = spawnSync('npm', ['run', 'build'], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  // The build's output goes to stderr: stdout is the command's own (`weave dev --json` prints
+  // exactly one line there).
+  const built = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (built.status !== 0) {
     console.error('weave: the build failed; run `npm run build` to see why');
     process.exit(1);
