@@ -109,8 +109,11 @@ export function InstancePage({ id }: { readonly id: string }) {
           ))}
         </Table.Tbody>
       </Table>
-      <Timeline instance={instance} steps={view.data?.steps} />
-      <HistoryTable instanceId={instance.id} revision={instance.revision} />
+      {/* Read after the graph is drawn: its reads come first on the browser's few connections. */}
+      {graph !== undefined && <Timeline instance={instance} steps={view.data?.steps} />}
+      {graph !== undefined && (
+        <HistoryTable instanceId={instance.id} revision={instance.revision} />
+      )}
     </Stack>
   );
 }

@@ -5,8 +5,9 @@
  */
 import { Paper, Table, Text, Title, Tooltip } from '@mantine/core';
 import type { Instance } from '@weave/sdk';
+import { useRef } from 'react';
 import { useClient } from '../client-context.js';
-import { statusFill } from '../status-colors.js';
+import { ACTIVE_INSTANCE_STATUSES, statusFill } from '../status-colors.js';
 import { usePoll } from '../use-poll.js';
 
 interface StepsView {
@@ -24,6 +25,21 @@ interface Bar {
 }
 
 const NOT_STARTED = new Set(['PENDING', 'SKIPPED']);
+/**
+ * A running instance's revision moves with every event; its step details (one read per started
+ * step, up to 128) are read again at most this often, and once more when it ends.
+ */
+const REFRESH_MS = 5000;
+
+/** The revision the timeline was last read at, advanced at most every REFRESH_MS while active. */
+function useThrottledRevision(revision: string | undefined, final: boolean): string | undefined {
+  const last = useRef<{ revision: string | undefined; at: number }>({ revision, at: 0 });
+  const now = Date.now();
+  if (revision !== last.current.revision && (final || now - last.current.at >= REFRESH_MS)) {
+    last.current = { revision, at: now };
+  }
+  return last.current.revision;
+}
 
 export function Timeline(props: {
   readonly instance: Instance;
@@ -32,10 +48,14 @@ export function Timeline(props: {
   const client = useClient();
   const { instance, steps } = props;
   const started = (steps?.steps ?? []).filter((s) => !NOT_STARTED.has(s.status));
+  const revision = useThrottledRevision(
+    steps?.revision,
+    !ACTIVE_INSTANCE_STATUSES.has(instance.status),
+  );
   const bars = usePoll(async () => {
     const details = await Promise.all(started.map((s) => client.instances.step(instance.id, s.id)));
     return details.flatMap((d) => toBars(d));
-  }, [client, instance.id, steps?.revision]);
+  }, [client, instance.id, revision]);
   const begin = Date.parse(instance.created_at);
   const end = Math.max(Date.parse(instance.finished_at ?? new Date().toISOString()), begin + 1);
   const at = (t: string | undefined) =>
