@@ -121,6 +121,21 @@ export default {
       },
     },
     {
+      name: 'console-sdk-json-only',
+      comment:
+        'the console (browser code) reaches the server only over HTTP through @weave/sdk: of ' +
+        'our packages it imports @weave/sdk and @weave/json only',
+      severity: 'error',
+      from: { path: '^packages/console/src/' },
+      to: {
+        path: [
+          '^packages/(server|engine)/',
+          '^@weave/(server|engine)',
+          '^packages/sdk/(build/)?src/protocol/',
+        ],
+      },
+    },
+    {
       name: 'sdk-not-server',
       comment: 'the sdk never imports the server',
       severity: 'error',

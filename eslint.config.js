@@ -3,7 +3,7 @@
 // .dependency-cruiser.mjs; packages/server/ARCHITECTURE.md): rules layer-order-<layer>,
 // layer-order-weave-step, weave-model-pure, weave-model-no-node, orbit-not-pulse,
 // http-store-only-with-tx, no-cycle, no-folder-cycle, server-sdk-protocol-only,
-// engine-json-below-all, json-below-engine, sdk-not-server.
+// engine-json-below-all, json-below-engine, sdk-not-server, console-sdk-json-only.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
@@ -112,6 +112,35 @@ export default tseslint.config(
               message: 'the SDK depends only on @weave/json and fetch',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // The console is browser code that talks only to the public HTTP API through the SDK
+    // (STYLE.md §1): of ours it imports @weave/sdk and @weave/json, never the server, the
+    // engine, the SDK's wire internals or node: modules; edited JSON goes through @weave/json.
+    files: ['packages/console/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@weave/server', '@weave/server/*', '@weave/engine', '@weave/engine/*'],
+              message: 'the console talks to the server only through @weave/sdk',
+            },
+            { group: ['@weave/sdk/*', '@weave/*/src/*'], message: 'import @weave/sdk itself' },
+            { group: ['node:*'], message: 'the console runs in the browser' },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'JSON',
+          property: 'parse',
+          message: 'parse with @weave/json: numbers stay exact',
         },
       ],
     },

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { registerConsolePlaceholder } from './console-placeholder.js';
+import { registerConsole } from './console-static.js';
 import { toJsonText } from './json-text.js';
 
 /** What `/metrics` serves and what the request hook feeds (metrics/server-metrics.ts). */
@@ -40,7 +40,7 @@ export function registerOperations(app: FastifyInstance, options: OperationalOpt
   });
   // 302, not 308: browsers keep a permanent redirect, and `/` may mean something else later.
   app.get('/', (_req, reply) => reply.redirect(CONSOLE_PATH, 302));
-  registerConsolePlaceholder(app);
+  registerConsole(app);
   const metrics = options.metrics;
   if (metrics !== undefined) {
     registerMetrics(app, metrics, options.metricsToken);

@@ -1,0 +1,157 @@
+/**
+ * The console in a real browser (issue 13 Acceptance): `weave dev` over a temp folder, an SDK
+ * Worker, and chromium signing in, starting an instance, watching its graph, opening a step,
+ * sending the approval signal, retrying the failed charge with an edited input and seeing the
+ * instance SUCCEED, numbers exact throughout. Then the first-load check: the instance page of a
+ * 128-step definition renders in under 1 s (printed; docs/benchmarks.md). Screenshots go to
+ * test-output/console/ (gitignored).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { WeaveClient, Worker } from '@weave/sdk';
+import type { Page } from 'playwright-core';
+import { browserMissing, launchBrowser } from './support/browser.js';
+import type { Browser } from './support/browser.js';
+import { bundleSizes } from './support/bundle.js';
+import { startDevServer } from './support/dev-server.js';
+import type { DevServer } from './support/dev-server.js';
+import {
+  EXACT_AMOUNT,
+  ORDER_DEFINITION,
+  ORDER_HANDLERS,
+  ORDER_INPUT_TEXT,
+  largeDefinition,
+} from './support/workflows.js';
+
+const SHOTS = fileURLToPath(new URL('../../../../test-output/console/', import.meta.url));
+/** Generous: the machine is shared with other test runs. */
+const STEP_TIMEOUT_MS = 20_000;
+const RENDER_BUDGET_MS = 1000;
+
+const missing = browserMissing();
+
+describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
+  let dev: DevServer;
+  let browser: Browser;
+  let worker: Worker;
+  let page: Page;
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    dev = await startDevServer();
+    const client = new WeaveClient({ url: dev.url, namespace: dev.namespace, apiKey: dev.key });
+    await client.workflows.publish(ORDER_DEFINITION);
+    await client.workflows.publish(largeDefinition());
+    worker = new Worker({
+      client,
+      handlers: ORDER_HANDLERS,
+      waitMs: 1000,
+      workerId: 'console-test-worker',
+    });
+    worker.start();
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await dev?.stop();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+  const nodeStatus = (step: string) =>
+    page.getByTestId(`graph-node-${step}`).getAttribute('data-status');
+  const waitForNode = (step: string, status: string) =>
+    page.waitForSelector(`[data-testid="graph-node-${step}"][data-status="${status}"]`);
+  const confirm = async (fields: { extra?: string; json?: string; reason?: string }) => {
+    const dialog = page.getByRole('dialog');
+    if (fields.extra !== undefined) {
+      await dialog.getByTestId('confirm-extra').fill(fields.extra);
+    }
+    if (fields.json !== undefined) {
+      await dialog.getByTestId('confirm-json').fill(fields.json);
+    }
+    if (fields.reason !== undefined) {
+      await dialog.getByTestId('confirm-reason').fill(fields.reason);
+    }
+    await dialog.getByTestId('confirm-submit').click();
+    await dialog.waitFor({ state: 'hidden' });
+  };
+
+  test('signs in, runs an order through signal, failure and retry with edited input', async () => {
+    await page.goto(`${dev.url}/`);
+    await page.getByTestId('sign-in-namespace').fill(dev.namespace);
+    await page.getByTestId('sign-in-key').fill(dev.key);
+    await shot('01-sign-in');
+    await page.getByTestId('sign-in-submit').click();
+    await page.getByTestId('instances-table').waitFor();
+
+    await page.getByTestId('action-start-instance').click();
+    await confirm({ extra: 'console_order order-A-1', json: ORDER_INPUT_TEXT });
+    await page.getByTestId('instance-title').waitFor();
+    // The exact amount, as typed, in the instance input (never 12345678901234567000).
+    await page.getByTestId('json-input').getByText(EXACT_AMOUNT).waitFor();
+
+    await waitForNode('reserve', 'SUCCEEDED');
+    await waitForNode('approve', 'WAITING');
+    await shot('02-waiting-for-approval');
+
+    await page.getByTestId('step-link-reserve').click();
+    await page.getByTestId('step-title').waitFor();
+    await page.getByTestId('activation-1').getByText('console-test-worker').first().waitFor();
+    await shot('03-step-detail');
+    await page.goBack();
+
+    await page.getByTestId('action-signal').click();
+    await confirm({ extra: 'approval', json: '{"approved": true}' });
+    await waitForNode('approve', 'SUCCEEDED');
+    await waitForNode('charge', 'FAILED');
+    await page.getByTestId('instance-status').getByText('FAILED').waitFor();
+    await shot('04-charge-failed');
+
+    await page.getByTestId('graph-node-charge').click();
+    await page.getByTestId('action-retry-step').click();
+    const input = page.getByRole('dialog').getByTestId('confirm-json');
+    await input.getByText(/"bad"/).or(input).first().waitFor();
+    const edited = (await input.inputValue()).replace('"bad"', '"good"');
+    assert.match(
+      edited,
+      new RegExp(EXACT_AMOUNT.replace(/\./g, '\\.')),
+      'the retry input keeps the exact amount',
+    );
+    await confirm({ json: edited, reason: 'card replaced' });
+
+    await page.getByTestId('instance-status').getByText('SUCCEEDED').waitFor();
+    assert.equal(await nodeStatus('charge'), 'SUCCEEDED');
+    await page.getByTestId('json-output').getByText(EXACT_AMOUNT).waitFor();
+    await shot('05-succeeded');
+  });
+
+  test('the instance page of a 128-step definition renders in under 1 s', async () => {
+    const client = new WeaveClient({ url: dev.url, namespace: dev.namespace, apiKey: dev.key });
+    const { instance } = await client.instances.start('console_large', { input: {} });
+    const sizes = bundleSizes();
+    console.log(
+      `console bundle: ${sizes.files} files, ${sizes.bytes} B, ${sizes.gzipBytes} B gzip`,
+    );
+    // Cold: a fresh page load of the instance URL (signed in from the first test's session).
+    await page.goto(`${dev.url}/console/instances/${instance.id}`);
+    // Runs in the page (a string, so this Node-typed file needs no DOM types).
+    const handle = await page.waitForFunction(
+      `document.querySelectorAll('[data-testid^="graph-node-"]').length >= 128 && performance.now()`,
+      undefined,
+      { polling: 'raf' },
+    );
+    const renderMs = Math.round((await handle.jsonValue()) as number);
+    console.log(`128-step instance page: graph drawn ${renderMs} ms after navigation start`);
+    await shot('06-large-instance');
+    assert.ok(
+      renderMs < RENDER_BUDGET_MS,
+      `rendered in ${renderMs} ms (budget ${RENDER_BUDGET_MS} ms)`,
+    );
+  });
+});
