@@ -97,7 +97,7 @@ export default tseslint.config(
     files: ['examples/**/*.mjs'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['console', 'process', 'setTimeout', 'clearTimeout', 'AbortController', 'URL'].map(
+        ['console', 'process', 'setTimeout', 'clearTimeout', 'AbortController', 'URL', 'fetch'].map(
           (name) => [name, 'readonly'],
         ),
       ),

@@ -5,7 +5,7 @@
 // worker: `node examples/worker.mjs`, or `weave dev --with-examples`. Exit status 0 when every
 // order SUCCEEDED.
 import { jsonNumber, stringify } from '@weave/json';
-import { connect } from './connect.mjs';
+import { connect, waitForServer } from './connect.mjs';
 import { WORKFLOW_NAME, loadDefinition } from './order-fulfilment.mjs';
 
 /** The application's default stream is named after it; `weave dev`'s application is `dev`. */
@@ -14,6 +14,7 @@ const STREAM = process.env.WEAVE_STREAM ?? 'dev';
 const TIMEOUT_MS = Number(process.env.EXAMPLE_TIMEOUT_MS ?? 120_000);
 const POLL_MS = 200;
 
+await waitForServer();
 const client = connect();
 const run = Date.now().toString(36);
 // Amounts as exact JSON numbers: 1000.000000000000000001 is over the approval limit of 1000,

@@ -3,7 +3,7 @@
 // task, until Ctrl-C (which lets running tasks finish first).
 import { stringify } from '@weave/json';
 import { Worker } from '@weave/sdk';
-import { connect } from './connect.mjs';
+import { connect, waitForServer } from './connect.mjs';
 import { createHandlers } from './order-fulfilment.mjs';
 
 /** Wraps a handler so that each task prints what it did. */
@@ -24,6 +24,7 @@ function logged(queue, handler) {
 const handlers = Object.fromEntries(
   Object.entries(createHandlers()).map(([queue, handler]) => [queue, logged(queue, handler)]),
 );
+await waitForServer();
 const worker = new Worker({
   client: connect(),
   handlers,
