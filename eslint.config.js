@@ -92,6 +92,17 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // examples/: plain Node 20 scripts (no TypeScript, no type-checking), run as the README shows.
+    files: ['examples/**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['console', 'process', 'setTimeout', 'clearTimeout', 'AbortController', 'URL', 'fetch'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
+  },
   noIoInEngine,
   noClockInWeaveModel,
   {

@@ -152,11 +152,11 @@ export class Worker {
   async #claimLoop(queue: string): Promise<void> {
     const signal = this.#stopping.signal;
     while (!signal.aborted) {
-      const free = await this.#freeSlots();
+      const free = await this.#reserveFreeSlots();
       if (signal.aborted) {
+        this.#reserved -= free;
         return;
       }
-      this.#reserved += free;
       try {
         const { tasks } = await this.#options.client.claimTasks(
           queue,
@@ -189,12 +189,24 @@ export class Worker {
     return Math.min(MAX_BATCH, this.#concurrency - this.#held - this.#reserved);
   }
 
-  /** Waits until a slot is free (or the worker stops); the number of free slots. */
-  async #freeSlots(): Promise<number> {
+  /**
+   * Waits until a slot is free (or the worker stops) and reserves free slots for one claim, at
+   * most the queue's fair share: the number reserved. The check and the reservation happen in
+   * one synchronous step. When they were apart and unbounded, the claim loops of several
+   * queues, started in the same tick, each reserved every slot, and an idle queue's long-poll
+   * then held the slots another queue's task (a retry come due) needed until the long-poll
+   * ended, up to `waitMs` later. A claim riding on completions still takes every free slot: it
+   * answers at once.
+   */
+  async #reserveFreeSlots(): Promise<number> {
     while (this.#free() <= 0 && !this.#stopping.signal.aborted) {
       await new Promise<void>((resolve) => this.#slotWaiters.push(resolve));
     }
-    return Math.max(this.#free(), 0);
+    const queues = Math.max(1, Object.keys(this.#options.handlers).length);
+    const share = Math.max(1, Math.ceil(this.#concurrency / queues));
+    const free = Math.min(Math.max(this.#free(), 0), share);
+    this.#reserved += free;
+    return free;
   }
 
   #wakeSlotWaiters(): void {

@@ -6,6 +6,8 @@
 import { join, resolve } from 'node:path';
 import { SCOPES } from '@weave/sdk/protocol';
 import { bootstrap } from './bootstrap.js';
+import { startExamples } from './dev-examples.js';
+import type { RunningExamples } from './dev-examples.js';
 import { DEV_KEY_FILE, prepareDataDir, readDevKey, writeDevKey } from './dev-key.js';
 import { Server } from '../server.js';
 import {
@@ -17,12 +19,15 @@ import {
   untilSignal,
 } from './options.js';
 
-const HELP = `usage: weave dev [--port N] [--host H] [--data DIR] [--json]
+const HELP = `usage: weave dev [--port N] [--host H] [--data DIR] [--json] [--with-examples]
 
   --port N    port to listen on (default 8420; 0 picks a free port) [WEAVE_PORT]
   --host H    address to listen on (default 127.0.0.1) [WEAVE_HOST]
   --data DIR  where the SQLite database and the dev key live (default ./.weave) [WEAVE_DATA]
   --json      print one JSON line {"url","namespace","key"} once ready
+  --with-examples
+              also publish the workflows of examples/ (order-fulfilment) and run their
+              task handlers in this process, so instances can be started at once
   --webhook-allow LIST
               CIDRs, addresses or host names webhooks may reach although private or
               loopback, comma-separated, e.g. 127.0.0.1 for a local receiver [WEAVE_WEBHOOK_ALLOW]`;
@@ -38,6 +43,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     data: { type: 'string' },
     json: { type: 'boolean' },
     'webhook-allow': { type: 'string' },
+    'with-examples': { type: 'boolean' },
   });
   if (values.help === true) {
     process.stdout.write(`${HELP}\n`);
@@ -79,6 +85,13 @@ export async function runDev(argv: readonly string[]): Promise<number> {
   }
   // Listen for the signal before printing the ready line: a supervisor may stop us right after.
   const stopSignal = untilSignal();
+  let examples: RunningExamples | undefined;
+  if (values['with-examples'] === true) {
+    examples = await startExamples({ url: server.url, key }).catch(async (e: unknown) => {
+      await server.stop();
+      throw e;
+    });
+  }
   if (values.json === true) {
     process.stdout.write(`${JSON.stringify({ url: server.url, namespace: 'dev', key })}\n`);
   } else {
@@ -89,6 +102,7 @@ export async function runDev(argv: readonly string[]): Promise<number> {
         `  database:  ${join(dataDir, 'weave.sqlite')}`,
         `  namespace: dev (application dev, queues ${DEV_QUEUES.join(', ')})`,
         `  API key:   ${key} (kept in ${join(dataDir, DEV_KEY_FILE)})`,
+        ...examplesBanner(examples),
         `  try:       curl -H "Authorization: Bearer ${key}" ${server.url}/v1/namespaces/dev/queues`,
         'Press Ctrl-C to stop.',
         '',
@@ -96,6 +110,19 @@ export async function runDev(argv: readonly string[]): Promise<number> {
     );
   }
   await stopSignal;
+  // The worker first: its running tasks complete while the server still answers.
+  await examples?.stop();
   await server.stop();
   return 0;
+}
+
+function examplesBanner(examples: RunningExamples | undefined): string[] {
+  if (examples === undefined) {
+    return [];
+  }
+  const workflows = examples.workflows.map((w) => `${w.name} v${w.version}`).join(', ');
+  return [
+    `  examples:  ${workflows} published; its worker runs here (queues ${examples.queues.join(', ')})`,
+    '             start orders with: node examples/start-orders.mjs',
+  ];
 }

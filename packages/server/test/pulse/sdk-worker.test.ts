@@ -99,6 +99,42 @@ forEachDialect((dialect) => {
       }
     });
 
+    test('with several queues, an idle queue’s long-poll leaves slots for another queue’s retry', async () => {
+      // Found by examples/: the claim loops of all queues, started in the same tick, each
+      // reserved every slot, so a retry come due waited for the idle queue's 20 s long-poll.
+      await t.admin.createQueue({ name: 'q-share-busy', application: 'app' });
+      await t.admin.createQueue({ name: 'q-share-idle', application: 'app' });
+      await t.admin.createQueue({ name: 'q-share-idle2', application: 'app' });
+      const worker = startWorker({
+        client,
+        concurrency: 4,
+        waitMs: 20_000,
+        handlers: {
+          'q-share-idle': () => Promise.resolve('idle'),
+          'q-share-busy': (_input, ctx) =>
+            ctx.attemptNumber === 1 ? Promise.reject(new Error('busy')) : Promise.resolve('ok'),
+          'q-share-idle2': () => Promise.resolve('idle'),
+        },
+      });
+      try {
+        const { task } = await client.submitTask('q-share-busy', {
+          input: 'retry me',
+          retry: { max_attempts: 3, initial_interval: 'PT1S' },
+        });
+        const startedAt = Date.now();
+        await waitFor(async () => ((await statusOf(task.id)) === 'SUCCEEDED' ? true : undefined), {
+          timeoutMs: 15_000,
+          what: 'the retried task',
+        });
+        const tookMs = Date.now() - startedAt;
+        // The retry is due after 1 s; a held slot showed as ~20 s. Generous for a shared machine.
+        assert.ok(tookMs < 10_000, `the retry ran ${tookMs} ms after the submit`);
+        assert.equal((await client.getTask(task.id)).task.attempts, 2);
+      } finally {
+        await worker.stop();
+      }
+    });
+
     test('stop() stops claiming, finishes the task in flight and reports it before resolving', async () => {
       await t.admin.createQueue({ name: 'q-stop', application: 'app' });
       let release!: () => void;
