@@ -1,8 +1,9 @@
 /**
- * The console in a real browser (issue 13 Acceptance): `weave dev` over a temp folder, an SDK
- * Worker, and chromium signing in, starting an instance, watching its graph, opening a step,
- * sending the approval signal, retrying the failed charge with an edited input and seeing the
- * instance SUCCEED, numbers exact throughout. Then the first-load check: the instance page of a
+ * The console in a real browser (issue 13 Acceptance): `weave dev --with-examples` over a temp
+ * folder (the example order-fulfilment workflow and its in-process workers), and chromium
+ * signing in, starting an order, watching its graph, opening a step, sending the approval signal,
+ * retrying the failed charge with an edited input and seeing the instance SUCCEED, numbers exact
+ * throughout. Then the first-load check: the instance page of a
  * 128-step definition renders in under 1 s (printed; docs/benchmarks.md). Screenshots go to
  * test-output/console/ (gitignored).
  */
@@ -10,20 +11,17 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { WeaveClient, Worker } from '@weave/sdk';
+import { WeaveClient } from '@weave/sdk';
 import type { Page } from 'playwright-core';
 import { browserMissing, launchBrowser } from './support/browser.js';
 import type { Browser } from './support/browser.js';
 import { bundleSizes } from './support/bundle.js';
 import { startDevServer } from './support/dev-server.js';
 import type { DevServer } from './support/dev-server.js';
-import {
-  EXACT_AMOUNT,
-  ORDER_DEFINITION,
-  ORDER_HANDLERS,
-  ORDER_INPUT_TEXT,
-  largeDefinition,
-} from './support/workflows.js';
+import { EXACT_AMOUNT, largeDefinition } from './support/workflows.js';
+
+/** An order over 1000 (approval by signal) whose charge is declined until the input is edited. */
+const ORDER_INPUT_TEXT = `{"order_id": "A-1", "customer": "ann", "amount": ${EXACT_AMOUNT}, "fail_payment": true, "confirm_by_signal": false}`;
 
 const SHOTS = fileURLToPath(new URL('../../../../test-output/console/', import.meta.url));
 /** Generous: the machine is shared with other test runs. */
@@ -35,22 +33,13 @@ const missing = browserMissing();
 describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
   let dev: DevServer;
   let browser: Browser;
-  let worker: Worker;
   let page: Page;
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    dev = await startDevServer();
+    dev = await startDevServer(['--with-examples']);
     const client = new WeaveClient({ url: dev.url, namespace: dev.namespace, apiKey: dev.key });
-    await client.workflows.publish(ORDER_DEFINITION);
     await client.workflows.publish(largeDefinition());
-    worker = new Worker({
-      client,
-      handlers: ORDER_HANDLERS,
-      waitMs: 1000,
-      workerId: 'console-test-worker',
-    });
-    worker.start();
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
@@ -58,7 +47,6 @@ describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
 
   after(async () => {
     await browser?.close();
-    await worker?.stop();
     await dev?.stop();
   });
 
@@ -91,7 +79,7 @@ describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
     await page.getByTestId('instances-table').waitFor();
 
     await page.getByTestId('action-start-instance').click();
-    await confirm({ extra: 'console_order order-A-1', json: ORDER_INPUT_TEXT });
+    await confirm({ extra: 'order-fulfilment order-A-1', json: ORDER_INPUT_TEXT });
     await page.getByTestId('instance-title').waitFor();
     // The exact amount, as typed, in the instance input (never 12345678901234567000).
     await page.getByTestId('json-input').getByText(EXACT_AMOUNT).waitFor();
@@ -102,7 +90,8 @@ describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
 
     await page.getByTestId('step-link-reserve').click();
     await page.getByTestId('step-title').waitFor();
-    await page.getByTestId('activation-1').getByText('console-test-worker').first().waitFor();
+    // The example worker ran it (its first attempt fails on purpose, the retry succeeds).
+    await page.getByTestId('activation-1').getByText('weave-dev-examples').first().waitFor();
     await shot('03-step-detail');
     await page.goBack();
 
@@ -116,14 +105,18 @@ describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
     await page.getByTestId('graph-node-charge').click();
     await page.getByTestId('action-retry-step').click();
     const input = page.getByRole('dialog').getByTestId('confirm-json');
-    await input.getByText(/"bad"/).or(input).first().waitFor();
-    const edited = (await input.inputValue()).replace('"bad"', '"good"');
+    await input.waitFor();
+    const current = await input.inputValue();
+    assert.match(current, /"fail_payment":\s*true/, 'the retry dialog shows the input as it ran');
+    const edited = current.replace(/"fail_payment":\s*true/, '"fail_payment": false');
     assert.match(
       edited,
       new RegExp(EXACT_AMOUNT.replace(/\./g, '\\.')),
       'the retry input keeps the exact amount',
     );
     await confirm({ json: edited, reason: 'card replaced' });
+    // The rest of the order runs: the 2 s cool-off TIMER, then the carrier POLL.
+    await waitForNode('cool_off', 'SUCCEEDED');
 
     await page.getByTestId('instance-status').getByText('SUCCEEDED').waitFor();
     assert.equal(await nodeStatus('charge'), 'SUCCEEDED');

@@ -155,7 +155,9 @@ export class Server {
       if (options.inboxIntervalMs !== false) {
         server.addLoop(
           startInboxConsumer({
-            database,
+            // Its own connections: due work never waits for a pooled connection behind
+            // requests that queue on row locks (database.ts `runners`).
+            database: database.runners,
             notifier,
             ...(options.inboxIntervalMs === undefined
               ? {}

@@ -20,11 +20,16 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-export async function startDevServer(): Promise<DevServer> {
+/** `args`: more `weave dev` flags (e.g. `--with-examples`). */
+export async function startDevServer(args: readonly string[] = []): Promise<DevServer> {
   const data = mkdtempSync(join(tmpdir(), 'weave-console-test-'));
-  const child = spawn(process.execPath, [WEAVE, 'dev', '--port', '0', '--data', data, '--json'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [WEAVE, 'dev', '--port', '0', '--data', data, '--json', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
   try {

@@ -1,11 +1,8 @@
 /**
- * The browser test's workflows: an order-like workflow with a TASK, an approval SIGNAL inside a
- * BRANCH, a PARALLEL of two TASKs and a charge TASK that fails (non-retryably) while its input
- * says `card: "bad"`; and a 128-step definition for the render measurement.
+ * The console tests' workflows: an order-like definition for the graph test (the browser test
+ * runs the example order-fulfilment workflow of `weave dev --with-examples`) and a 128-step
+ * definition for the render measurement.
  */
-import { NonRetryableError } from '@weave/sdk';
-import type { TaskHandler } from '@weave/sdk';
-
 /** An amount no float64 holds: it must be shown and sent back exactly. */
 export const EXACT_AMOUNT = '12345678901234567890.000000000000000001';
 
@@ -47,25 +44,6 @@ export const ORDER_DEFINITION = {
     },
   ],
   output: { charged: '$.steps.charge.output' },
-};
-
-export const ORDER_INPUT_TEXT = `{"order_id": "A-1", "amount": ${EXACT_AMOUNT}, "card": "bad"}`;
-
-const ok: TaskHandler = (input) => Promise.resolve({ done: true, input: input as never });
-
-export const ORDER_HANDLERS: Readonly<Record<string, TaskHandler>> = {
-  orders: ok,
-  shipping: ok,
-  default: ok,
-  payments: (input) => {
-    const { card, amount } = input as { card?: unknown; amount?: unknown };
-    if (card === 'bad') {
-      return Promise.reject(
-        new NonRetryableError('the card was declined', { code: 'card_declined' }),
-      );
-    }
-    return Promise.resolve({ amount, card });
-  },
 };
 
 /** 128 steps, the most a definition may have: a PARALLEL of three 42-step branches and a TIMER. */

@@ -30,12 +30,22 @@ export interface Database {
   readonly wakeUps: WakeUps;
   /** Where services report what committed, for metrics (observations.ts). */
   readonly observations: Observations;
+  /**
+   * The same database on connections of the background runners' own (MariaDB/MySQL: a second
+   * small pool; SQLite: this handle). The workflow consumer and clock take their transactions
+   * here, so they never queue for a connection behind requests that wait on row locks (a burst
+   * of Starts on one application's quota row held every pooled connection and kept due timers
+   * from firing: docs/benchmarks.md, workflow run 3). Shares the wake-ups and observations.
+   */
+  readonly runners: Database;
   close(): Promise<void>;
 }
 
 export interface OpenOptions {
   /** mysql pool size; the default suits a 2-core machine (DESIGN.md §5a). */
   readonly poolSize?: number;
+  /** mysql pool size of the runners' connections (`Database.runners`, default 4). */
+  readonly runnerPoolSize?: number;
   /**
    * Test seam: sees every statement run on the pool or handle (coalescing-driver.ts
    * `StatementHook`), the session set-up of each new MariaDB connection included. Migrations run
@@ -59,13 +69,44 @@ const WITHOUT_NO_BACKSLASH_ESCAPES =
   "',NO_BACKSLASH_ESCAPES,', ','))";
 
 function openMysql(config: MysqlConfig, options: OpenOptions): Database {
+  const kysely = mysqlKysely(config, options, options.poolSize ?? 10);
+  const runnerKysely = mysqlKysely(config, options, options.runnerPoolSize ?? 4);
+  const wakeUps = new WakeUps();
+  const base = {
+    dialect: mysqlDialect,
+    config,
+    description: describeConnection(config),
+    sqliteHandle: undefined,
+    observations: options.observations ?? NO_OBSERVATIONS,
+    wakeUps,
+  };
+  const runners: Database = {
+    ...base,
+    kysely: runnerKysely,
+    get runners() {
+      return runners;
+    },
+    close: () => runnerKysely.destroy(),
+  };
+  return {
+    ...base,
+    kysely,
+    runners,
+    close: async () => {
+      wakeUps.close();
+      await Promise.all([kysely.destroy(), runnerKysely.destroy()]);
+    },
+  };
+}
+
+function mysqlKysely(config: MysqlConfig, options: OpenOptions, connectionLimit: number) {
   const pool = createPool({
     host: config.host,
     port: config.port,
     user: config.user,
     password: config.password,
     database: config.database,
-    connectionLimit: options.poolSize ?? 10,
+    connectionLimit,
     // BIGINT as decimal strings: ids and microsecond instants never pass through float64.
     supportBigNumbers: true,
     bigNumberStrings: true,
@@ -97,15 +138,7 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
       onStatement,
     ),
   });
-  return {
-    kysely,
-    dialect: mysqlDialect,
-    config,
-    description: describeConnection(config),
-    sqliteHandle: undefined,
-    observations: options.observations ?? NO_OBSERVATIONS,
-    ...closing(kysely),
-  };
+  return kysely;
 }
 
 function openSqlite(config: { kind: 'sqlite'; path: string }, options: OpenOptions): Database {
@@ -125,15 +158,20 @@ function openSqlite(config: { kind: 'sqlite'; path: string }, options: OpenOptio
       options.onStatement,
     ),
   });
-  return {
+  const database: Database = {
     kysely,
     dialect: sqliteDialect,
     config,
     description: describeConnection(config),
     sqliteHandle: handle,
     observations: options.observations ?? NO_OBSERVATIONS,
+    // One handle, one writer: the runners use it too.
+    get runners() {
+      return database;
+    },
     ...closing(kysely),
   };
+  return database;
 }
 
 /** Prepared statements kept per SQL text; the least recently added goes first when full. */
