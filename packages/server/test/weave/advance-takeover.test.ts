@@ -17,13 +17,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createConnection } from 'mysql2/promise';
-import type { Connection, RowDataPacket } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
 import { WeaveClient } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
 import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
-import { runWeave, startWeave } from '../support/processes.js';
 import type { Running } from '../support/processes.js';
+import {
+  bootstrapNamespace,
+  connectMysql,
+  rows,
+  startServerNode,
+} from '../support/server-nodes.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWorker } from '../support/workers.js';
 
@@ -48,25 +51,6 @@ const skip = DIALECTS.includes('mysql')
   ? false
   : 'the takeover test runs only on MariaDB (two server nodes share one database); none reachable';
 
-async function startNode(url: string): Promise<{ node: Running; url: string }> {
-  const node = await startWeave(
-    ['server', '--port', '0', '--db', url],
-    { WEAVE_LOG_LEVEL: 'error' },
-    { readyOn: 'stderr' },
-  );
-  node.child.stdout.resume(); // JSON logs: drain them so the node never blocks on a full pipe
-  return { node, url: /listening at (\S+)/.exec(node.firstLine)?.[1] ?? '' };
-}
-
-async function rows(
-  sql: Connection,
-  text: string,
-  params: unknown[] = [],
-): Promise<RowDataPacket[]> {
-  const [result] = await sql.query<RowDataPacket[]>(text, params);
-  return result;
-}
-
 test(
   '[A3.2] [E4.3] [A5.1] a PARALLEL of 40 TASKs is admitted through its pending advance; the node killed between the rounds is taken over by the other node; no task is created twice',
   { skip, timeout: 120_000 },
@@ -76,30 +60,12 @@ test(
     let sql: Connection | undefined;
     let holder: Connection | undefined;
     try {
-      const boot = await runWeave([
-        'bootstrap',
-        '--db',
-        db.url,
-        '--namespace',
-        NAMESPACE,
-        '--app',
-        'app',
-        '--queue',
-        'fan',
-        '--queue',
-        'hold',
-        '--json',
-      ]);
-      assert.equal(boot.code, 0, boot.stderr);
-      const { key } = JSON.parse(boot.stdout) as { key: string };
-      const config = parseConnectionUrl(db.url);
-      assert.ok(config.kind === 'mysql');
-      const { kind: _kind, ...connection } = config;
-      sql = await createConnection(connection);
-      holder = await createConnection(connection);
+      const key = await bootstrapNamespace(db.url, NAMESPACE, ['fan', 'hold']);
+      sql = await connectMysql(db.url);
+      holder = await connectMysql(db.url);
       const clientOf = (url: string) => new WeaveClient({ url, namespace: NAMESPACE, apiKey: key });
 
-      const a = await startNode(db.url);
+      const a = await startServerNode(db.url);
       nodes.push(a.node);
       const onA = clientOf(a.url);
       await onA.workflows.publish(fanOut(FAN));
@@ -175,7 +141,7 @@ test(
       assert.deepEqual(await admitted(), { tasks: 30, pending: 1 }, 'A never continued it');
 
       // 4. Node B takes the pending advance over: the other 10 tasks, the checkpoint gone.
-      const b = await startNode(db.url);
+      const b = await startServerNode(db.url);
       nodes.push(b.node);
       await waitFor(async () => (await admitted()).pending === 0 || undefined, {
         timeoutMs: 10_000,

@@ -15,13 +15,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { WeaveClient } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
 import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
-import { runWeave, startWeave } from '../support/processes.js';
 import type { Running } from '../support/processes.js';
+import { bootstrapNamespace, connectMysql, startServerNode } from '../support/server-nodes.js';
 import { waitFor } from '../support/wait-for.js';
 
 const NAMESPACE = 'bulk';
@@ -39,16 +37,6 @@ const skip = DIALECTS.includes('mysql')
   ? false
   : 'the bulk crash test runs only on MariaDB (two server nodes share one database); none reachable';
 
-async function startNode(url: string): Promise<{ node: Running; url: string }> {
-  const node = await startWeave(
-    ['server', '--port', '0', '--db', url],
-    { WEAVE_LOG_LEVEL: 'error' },
-    { readyOn: 'stderr' },
-  );
-  node.child.stdout.resume(); // JSON logs: drain them so the node never blocks on a full pipe
-  return { node, url: /listening at (\S+)/.exec(node.firstLine)?.[1] ?? '' };
-}
-
 async function count(sql: Connection, text: string, params: unknown[] = []): Promise<number> {
   const [rows] = await sql.query<RowDataPacket[]>(text, params);
   return Number(rows[0]?.n);
@@ -62,27 +50,11 @@ test(
     const nodes: Running[] = [];
     let sql: Connection | undefined;
     try {
-      const boot = await runWeave([
-        'bootstrap',
-        '--db',
-        db.url,
-        '--namespace',
-        NAMESPACE,
-        '--app',
-        'app',
-        '--queue',
-        'bulk',
-        '--json',
-      ]);
-      assert.equal(boot.code, 0, boot.stderr);
-      const { key } = JSON.parse(boot.stdout) as { key: string };
-      const config = parseConnectionUrl(db.url);
-      assert.ok(config.kind === 'mysql');
-      const { kind: _kind, ...connection } = config;
-      sql = await createConnection(connection);
+      const key = await bootstrapNamespace(db.url, NAMESPACE, ['bulk']);
+      sql = await connectMysql(db.url);
       const clientOf = (url: string) => new WeaveClient({ url, namespace: NAMESPACE, apiKey: key });
 
-      const a = await startNode(db.url);
+      const a = await startServerNode(db.url);
       nodes.push(a.node);
       const onA = clientOf(a.url);
       await onA.workflows.publish(WAITING);
@@ -134,7 +106,7 @@ test(
       assert.equal(killed.cancelled, killed.items, 'each item commits with its cancel');
 
       // 2. Node B takes the operation over after A's lease and finishes it.
-      const b = await startNode(db.url);
+      const b = await startServerNode(db.url);
       nodes.push(b.node);
       const onB = clientOf(b.url);
       const finished = await onB.operations.wait(operation.id, { timeoutMs: 150_000 });

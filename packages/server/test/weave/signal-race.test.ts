@@ -18,13 +18,16 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { WeaveClient } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
 import { DIALECTS, createEmptyDatabase } from '../support/databases.js';
-import { runWeave, startWeave } from '../support/processes.js';
 import type { Running } from '../support/processes.js';
+import {
+  bootstrapNamespace,
+  connectMysql,
+  rows,
+  startServerNode,
+} from '../support/server-nodes.js';
 import { waitFor } from '../support/wait-for.js';
 
 const NAMESPACE = 'race';
@@ -73,25 +76,6 @@ async function startSender(job: Record<string, unknown>) {
   };
 }
 
-async function startNode(url: string): Promise<{ node: Running; url: string }> {
-  const node = await startWeave(
-    ['server', '--port', '0', '--db', url],
-    { WEAVE_LOG_LEVEL: 'error' },
-    { readyOn: 'stderr' },
-  );
-  node.child.stdout.resume();
-  return { node, url: /listening at (\S+)/.exec(node.firstLine)?.[1] ?? '' };
-}
-
-async function rows(
-  sql: Connection,
-  text: string,
-  params: unknown[] = [],
-): Promise<RowDataPacket[]> {
-  const [result] = await sql.query<RowDataPacket[]>(text, params);
-  return result;
-}
-
 test(
   '[E4.5] [A5.1] [A2.6] 100 POLLs whose final signal and final query result race from two nodes: exactly one winner each, the loser recorded as late',
   { skip, timeout: 180_000 },
@@ -100,27 +84,11 @@ test(
     const nodes: Running[] = [];
     let sql: Connection | undefined;
     try {
-      const boot = await runWeave([
-        'bootstrap',
-        '--db',
-        db.url,
-        '--namespace',
-        NAMESPACE,
-        '--app',
-        'app',
-        '--queue',
-        'track',
-        '--json',
-      ]);
-      assert.equal(boot.code, 0, boot.stderr);
-      const { key } = JSON.parse(boot.stdout) as { key: string };
-      const config = parseConnectionUrl(db.url);
-      assert.ok(config.kind === 'mysql');
-      const { kind: _kind, ...connection } = config;
-      sql = await createConnection(connection);
-      const a = await startNode(db.url);
+      const key = await bootstrapNamespace(db.url, NAMESPACE, ['track']);
+      sql = await connectMysql(db.url);
+      const a = await startServerNode(db.url);
       nodes.push(a.node);
-      const b = await startNode(db.url);
+      const b = await startServerNode(db.url);
       nodes.push(b.node);
       const onA = new WeaveClient({ url: a.url, namespace: NAMESPACE, apiKey: key });
       await onA.workflows.publish(PARCEL);
