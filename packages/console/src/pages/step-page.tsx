@@ -85,6 +85,7 @@ function ActivationCard({ activation: a }: { readonly activation: Activation }) 
                 <Table.Th>status</Table.Th>
                 <Table.Th>worker</Table.Th>
                 <Table.Th>claimed</Table.Th>
+                <Table.Th>lease until</Table.Th>
                 <Table.Th>started</Table.Th>
                 <Table.Th>finished</Table.Th>
                 <Table.Th>error</Table.Th>
@@ -97,6 +98,7 @@ function ActivationCard({ activation: a }: { readonly activation: Activation }) 
                   <Table.Td>{t.status}</Table.Td>
                   <Table.Td>{t.worker_id}</Table.Td>
                   <Table.Td>{t.claimed_at}</Table.Td>
+                  <Table.Td>{t.lease_until}</Table.Td>
                   <Table.Td>{t.started_at ?? ''}</Table.Td>
                   <Table.Td>{t.finished_at ?? ''}</Table.Td>
                   <Table.Td>{t.error_code ?? ''}</Table.Td>

@@ -254,6 +254,7 @@ export const TaskAttempt = named(
     status: literal(ATTEMPT_STATUSES),
     worker_id: string(),
     claimed_at: Instant,
+    lease_until: Instant,
     started_at: optional(Instant),
     finished_at: optional(Instant),
     error_code: optional(string()),

@@ -99,6 +99,7 @@ function activationView(read: ActivationRead): instances.StepActivation {
               status: a.status,
               worker_id: a.workerId,
               claimed_at: formatInstant(a.claimedAt),
+              lease_until: formatInstant(a.leaseUntil),
               ...present('started_at', instantOrNull(a.startedAt)),
               ...present('finished_at', instantOrNull(a.finishedAt)),
               ...present('error_code', a.errorCode),

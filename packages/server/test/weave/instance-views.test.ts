@@ -158,6 +158,10 @@ forEachDialect((dialect) => {
         activation?.task?.attempts.map((a) => [a.id, a.number, a.status, a.worker_id]),
         [[claimed.attempt_id, 1, 'CLAIMED', 'w-views']],
       );
+      // The attempt's lease, as the claim answered it (the console's step detail shows it).
+      const attempt = activation?.task?.attempts[0];
+      assert.ok(attempt !== undefined && attempt.lease_until > attempt.claimed_at);
+      assert.equal(attempt.lease_until, claimed.lease_expires_at);
       assert.deepEqual(activation?.waits, []);
       assert.equal(activation?.poll, undefined);
     });

@@ -29,6 +29,8 @@ export interface AttemptLine {
   readonly status: AttemptStatus;
   readonly workerId: string;
   readonly claimedAt: Micros;
+  /** The attempt's lease: renewed by heartbeats, fixed once it ends. */
+  readonly leaseUntil: Micros;
   readonly startedAt: Micros | null;
   readonly finishedAt: Micros | null;
   readonly errorCode: string | null;
@@ -211,6 +213,7 @@ async function readAttempts(
       'status',
       'worker_id',
       'claimed_at',
+      'lease_until',
       'started_at',
       'finished_at',
       'error_code',
@@ -229,6 +232,7 @@ async function readAttempts(
       status: toState(ATTEMPT_STATUSES, row.status, 'task_attempts.status'),
       workerId: row.worker_id,
       claimedAt: toMicros(row.claimed_at),
+      leaseUntil: toMicros(row.lease_until),
       startedAt: toMicrosOrNull(row.started_at),
       finishedAt: toMicrosOrNull(row.finished_at),
       errorCode: row.error_code,
