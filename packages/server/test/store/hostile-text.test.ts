@@ -30,7 +30,8 @@
  *   - the store level: deferred writes (`tx.write`) carrying hostile values go out in one
  *     multi-statement packet with the read after them (coalescing-driver.ts).
  *   - business keys and instance input strings (Start → weave_instances.business_key, input).
- * Not yet in the API (signals come with issue 12): signal correlation keys and payloads.
+ *   - signal correlation keys and payloads (`POST /signals` → weave_signals.correlation_key and
+ *     payload, matched against weave_waits.correlation_key; the payload becomes the step output).
  *
  * A lone surrogate (`"\ud800"`) is not a well-formed JSON string: @weave/json refuses it, so the
  * request is a 400 `malformed_json` that writes nothing.
@@ -722,6 +723,43 @@ forEachDialect((dialect: DialectName) => {
         assert.equal(read.business_key, h);
         assert.deepEqual(read.input, { [h]: h });
         assert.equal(await columnHex('weave_instances', 'business_key', instance.id), hexOf(h));
+      }
+    });
+
+    test('signal correlation keys and payloads come back byte for byte and match exactly their own wait', async () => {
+      await t.admin.workflows.publish({
+        schema_version: 1,
+        name: 'hostile-signal',
+        input: { type: 'object', properties: { k: { type: 'string' } } },
+        steps: [{ id: 'ok', kind: 'SIGNAL', name: 'approve', correlation: '$.input.k' }],
+        output: { got: '$.steps.ok.output' },
+      });
+      expectAdded('weave_definitions');
+      expectAdded('weave_definition_versions');
+      for (const h of HOSTILE.filter((x) => x.length > 0 && Buffer.byteLength(x) <= 512)) {
+        const { instance } = await t.admin.instances.start('hostile-signal', { input: { k: h } });
+        expectAdded('weave_instances');
+        const sent = await t.admin.signals.send({
+          name: 'approve',
+          correlation_key: h,
+          payload: { [h]: h },
+        });
+        expectAdded('weave_signals');
+        assert.deepEqual(
+          sent.matched.map((m) => m.instance_id),
+          [instance.id],
+          `${JSON.stringify(h)} matched its own wait only`,
+        );
+        assert.equal(await columnHex('weave_signals', 'correlation_key', sent.signal_id), hexOf(h));
+        let output: unknown;
+        for (let i = 0; i < 200 && output === undefined; i++) {
+          const { instance: read } = await t.admin.instances.get(instance.id);
+          output = read.status === 'SUCCEEDED' ? read.output : undefined;
+          if (output === undefined) {
+            await new Promise((r) => setTimeout(r, 25));
+          }
+        }
+        assert.deepEqual(output, { got: { [h]: h } });
       }
     });
 
