@@ -1,4 +1,5 @@
 /** `weave server --db … [--port N] [--host H]`: the production server. */
+import { parseDuration } from '../http/durations.js';
 import { Server } from '../server.js';
 import {
   explainListenError,
@@ -19,6 +20,12 @@ const HELP = `usage: weave server --db <mysql://user:pass@host:3306/db | path.sq
   --webhook-allow LIST
               CIDRs, addresses or host names webhooks may reach although private or
               loopback, comma-separated (default: none) [WEAVE_WEBHOOK_ALLOW]
+  --max-active-instances N
+              active workflow instances allowed per namespace, 1 to 10000 (default 10000)
+              [WEAVE_MAX_ACTIVE_INSTANCES]
+  --max-signal-ttl DURATION
+              the longest buffer window a signal may ask for, e.g. PT1H (default P1D)
+              [WEAVE_MAX_SIGNAL_TTL]
 Logs are JSON lines on stdout at WEAVE_LOG_LEVEL (default info). GET /metrics needs no key;
 with WEAVE_METRICS_TOKEN set it needs 'Authorization: Bearer <that token>'.`;
 
@@ -29,6 +36,8 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     port: { type: 'string' },
     host: { type: 'string' },
     'webhook-allow': { type: 'string' },
+    'max-active-instances': { type: 'string' },
+    'max-signal-ttl': { type: 'string' },
   });
   if (values.help === true) {
     process.stdout.write(`${HELP}\n`);
@@ -44,6 +53,13 @@ export async function runServer(argv: readonly string[]): Promise<number> {
   ) {
     throw new Error('WEAVE_METRICS_TOKEN must be 16 to 200 printable ASCII characters, no spaces');
   }
+  const maxActiveInstances = readMaxActive(
+    (values['max-active-instances'] as string | undefined) ??
+      process.env.WEAVE_MAX_ACTIVE_INSTANCES,
+  );
+  const maxSignalTtlMs = readMaxSignalTtl(
+    (values['max-signal-ttl'] as string | undefined) ?? process.env.WEAVE_MAX_SIGNAL_TTL,
+  );
   const server = await Server.start({
     db: readDb(values.db as string | undefined),
     port,
@@ -51,6 +67,8 @@ export async function runServer(argv: readonly string[]): Promise<number> {
     logLevel: readLogLevel(),
     webhookAllow: readWebhookAllow(values['webhook-allow'] as string | undefined),
     ...(metricsToken === undefined || metricsToken === '' ? {} : { metricsToken }),
+    ...(maxActiveInstances === undefined ? {} : { maxActiveInstances }),
+    ...(maxSignalTtlMs === undefined ? {} : { maxSignalTtlMs }),
   }).catch((e: unknown) => {
     throw explainListenError(e, port);
   });
@@ -62,4 +80,27 @@ export async function runServer(argv: readonly string[]): Promise<number> {
   await stopSignal;
   await server.stop();
   return 0;
+}
+
+/** seed 002 §4: at most 10,000 active instances per namespace; lower is allowed. */
+function readMaxActive(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') {
+    return undefined;
+  }
+  const n = /^[1-9][0-9]{0,4}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 10_000)) {
+    throw new Error(`--max-active-instances must be an integer from 1 to 10000 (got ${text})`);
+  }
+  return n;
+}
+
+function readMaxSignalTtl(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') {
+    return undefined;
+  }
+  const micros = parseDuration(text);
+  if (micros === undefined) {
+    throw new Error(`--max-signal-ttl must be an ISO 8601 duration such as PT1H (got ${text})`);
+  }
+  return Number(micros / 1000n);
 }

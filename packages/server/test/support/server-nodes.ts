@@ -32,9 +32,12 @@ export async function bootstrapNamespace(
 }
 
 /** A `weave server` process on a free port, ready; its JSON logs are drained. */
-export async function startServerNode(dbUrl: string): Promise<{ node: Running; url: string }> {
+export async function startServerNode(
+  dbUrl: string,
+  args: readonly string[] = [],
+): Promise<{ node: Running; url: string }> {
   const node = await startWeave(
-    ['server', '--port', '0', '--db', dbUrl],
+    ['server', '--port', '0', '--db', dbUrl, ...args],
     { WEAVE_LOG_LEVEL: 'error' },
     { readyOn: 'stderr' },
   );
