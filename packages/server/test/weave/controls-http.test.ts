@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { WeaveClient } from '@weave/sdk';
 import { isWeaveApiError } from '@weave/sdk';
+import { sql } from 'kysely';
 import { forEachDialect } from '../support/databases.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
@@ -48,6 +49,22 @@ const WORKFLOWS = [
         input: { op: 'until-cancelled', key: '$.input.key' },
       },
       { id: 'never', kind: 'TASK', queue: 'q1', input: { op: 'quick' } },
+    ],
+  },
+  {
+    schema_version: 1,
+    name: 'polling',
+    steps: [
+      {
+        id: 'track',
+        kind: 'POLL',
+        queue: 'q1',
+        input: { op: 'still-waiting' },
+        classify: { path: '$.status', pending: ['WAIT'], succeeded: ['DONE'] },
+        interval: 'PT1S',
+        max_rounds: 5,
+        timeout: 'PT60S',
+      },
     ],
   },
   {
@@ -105,6 +122,9 @@ forEachDialect((dialect) => {
               // Settles only when the test lets it: the instance must wait for it.
               await holds.get(key)?.opened;
               throw new Error('stopped on request');
+            }
+            if (op === 'still-waiting') {
+              return { status: 'WAIT' };
             }
             return { op };
           },
@@ -205,6 +225,44 @@ forEachDialect((dialect) => {
         ['workflow.pause', 'workflow.resume'],
         'one audit row per change (the repeated pause changed nothing)',
       );
+    });
+
+    test('[E4.4] [A5.2] a paused POLL starts no round when one falls due; the resume starts it', async () => {
+      const { instance } = await client.instances.start('polling', { input: {} });
+      const rounds = () =>
+        db()
+          .selectFrom('weave_poll_rounds')
+          .select(['number', 'state', 'task_id', 'due_at'])
+          .where('instance_id', '=', instance.id)
+          .orderBy('number')
+          .execute();
+      // Round 1 answered WAIT: round 2 is SCHEDULED, due a second later.
+      const scheduled = await waitFor(async () => {
+        const r = await rounds();
+        return r[1]?.state === 'SCHEDULED' ? r[1] : undefined;
+      });
+      await client.instances.pause(instance.id);
+      const dueAt = BigInt(scheduled.due_at);
+      const dbNow = async () =>
+        BigInt(
+          (
+            await sql<{ now_us: string | number | bigint }>`${sql.raw(
+              t.server.database.dialect.nowMicrosSql,
+            )}`.execute(db())
+          ).rows[0]?.now_us ?? 0,
+        );
+      assert.ok((await dbNow()) < dueAt, 'the test means a pause before the round is due');
+      // Until the round is well past due (DB time): a consumer scan has had every chance.
+      await waitFor(async () => ((await dbNow()) > dueAt + 600_000n ? true : undefined));
+      const held = await rounds();
+      assert.equal(held[1]?.state, 'SCHEDULED', 'no round starts while paused');
+      assert.equal(held[1]?.task_id, null);
+      const resumed = await client.instances.resume(instance.id);
+      assert.equal(resumed.changed, true);
+      const after = await rounds();
+      assert.equal(after[1]?.state, 'RUNNING', 'the resume started the due round');
+      assert.ok(after[1]?.task_id !== null);
+      await client.instances.cancel(instance.id);
     });
 
     test('[E4.6] cancel with a running task: the heartbeat tells the worker; CANCELLED only once that task has settled', async () => {
