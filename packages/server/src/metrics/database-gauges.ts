@@ -49,7 +49,10 @@ export interface BacklogGauge {
 
 export interface DatabaseGauges {
   readonly namespaces: ReadonlyMap<string, string>;
-  readonly queues: ReadonlyMap<string, { readonly namespace: string; readonly queue: string }>;
+  readonly queues: ReadonlyMap<
+    string,
+    { readonly namespace: string; readonly namespaceId: string; readonly queue: string }
+  >;
   readonly queueDepth: readonly QueueGauge[];
   readonly activeInstances: readonly {
     readonly namespace: string;
@@ -92,11 +95,11 @@ async function readQueues(tx: Tx, namespaces: ReadonlyMap<string, string>) {
     .orderBy('id')
     .limit(MAX_CATALOG_ROWS)
     .execute();
-  const queues = new Map<string, { namespace: string; queue: string }>();
+  const queues = new Map<string, { namespace: string; namespaceId: string; queue: string }>();
   for (const row of rows) {
     const namespace = namespaces.get(toId(row.namespace_id));
     if (namespace !== undefined) {
-      queues.set(toId(row.id), { namespace, queue: row.name });
+      queues.set(toId(row.id), { namespace, namespaceId: toId(row.namespace_id), queue: row.name });
     }
   }
   return queues;
@@ -108,6 +111,8 @@ async function readQueueDepth(tx: Tx, queues: DatabaseGauges['queues']): Promise
     tx.db
       .selectFrom('tasks')
       .select(['status', (eb) => eb.fn.countAll().as('n')])
+      // Scoped like every statement on a namespaced table (runtime.md §7).
+      .where('namespace_id', '=', queues.get(id)?.namespaceId ?? '')
       .where('queue_id', '=', id)
       .where('status', 'in', QUEUE_DEPTH_STATUSES)
       .groupBy('status'),
@@ -117,8 +122,8 @@ async function readQueueDepth(tx: Tx, queues: DatabaseGauges['queues']): Promise
     for (const row of rows[i] ?? []) {
       counts[row.status as QueueDepthStatus] = toInt(row.n);
     }
-    const names = queues.get(id) as { namespace: string; queue: string };
-    return { ...names, counts };
+    const { namespace, queue } = queues.get(id) as { namespace: string; queue: string };
+    return { namespace, queue, counts };
   });
 }
 
