@@ -84,7 +84,9 @@ class Workers {
     const ready: Promise<void>[] = [];
     for (let slot = 0; slot < PROCESSES; slot++) {
       const config = system.workerConfig(slot, CONCURRENCY_PER_PROCESS);
-      const child = fork(WORKER_JS, [JSON.stringify(config)], { stdio: 'inherit' });
+      // WEAVE_BENCH_WORKER_ARGS: extra node flags for the worker processes (e.g. `--cpu-prof`).
+      const execArgv = (process.env['WEAVE_BENCH_WORKER_ARGS'] ?? '').split(' ').filter(Boolean);
+      const child = fork(WORKER_JS, [JSON.stringify(config)], { stdio: 'inherit', execArgv });
       this.#children.push(child);
       ready.push(
         new Promise((resolve, reject) => {

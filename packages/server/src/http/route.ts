@@ -42,6 +42,17 @@ export interface SessionContext extends Omit<RouteContext, 'tx'> {
   readonly signal: AbortSignal;
 }
 
+/**
+ * For a route whose calls share transactions with other calls of their kind (group commit,
+ * docs/design/hot-path.md): the handler hands its work to a group with an `admit` step that
+ * runs inside the shared transaction, first: `ctx.admit(tx)` authenticates the request, checks
+ * its namespace and scope and reads its body, exactly as a transactional route would, and
+ * throws what it would. A request with an `Idempotency-Key` takes the transactional path.
+ */
+export interface GroupedContext extends Omit<SessionContext, 'principal'> {
+  admit<I>(tx: Tx): Promise<{ readonly principal: Principal; readonly input: I }>;
+}
+
 export interface Answer<T> {
   /** One of the contract's `otherStatuses` instead of its `status` (e.g. 200 for an existing object). */
   readonly status?: 200 | 201 | 202;
@@ -64,6 +75,11 @@ export interface Route {
   /** Session mode (no idempotency receipt): see `SessionContext`. Exactly one of the two. */
   readonly session?: (ctx: SessionContext, input: unknown) => Promise<Answer<unknown>>;
   /**
+   * Grouped mode, beside `handle` (which still serves requests with an Idempotency-Key): see
+   * `GroupedContext`.
+   */
+  readonly grouped?: (ctx: GroupedContext) => Promise<Answer<unknown>>;
+  /**
    * Checks a replay must still pass before it answers the stored body (a Start replay re-checks
    * current rights and the version it pinned, A1.4). Throwing refuses the replay.
    */
@@ -82,11 +98,13 @@ type Handlers<C extends RouteContract, I> = ReplayCheck &
   (
     | {
         readonly handle: (ctx: RouteContext, input: I) => Promise<Answer<AnswerOf<C>>>;
+        readonly grouped?: (ctx: GroupedContext) => Promise<Answer<AnswerOf<C>>>;
         readonly session?: never;
       }
     | {
         readonly session: (ctx: SessionContext, input: I) => Promise<Answer<AnswerOf<C>>>;
         readonly handle?: never;
+        readonly grouped?: never;
       }
   );
 
@@ -101,9 +119,20 @@ export function route<C extends RouteContract, I = undefined>(
   const parse = (definition.parse as Route['parse'] | undefined) ?? parseNoBody;
   const replay =
     definition.checkReplay === undefined ? {} : { checkReplay: definition.checkReplay };
-  return definition.handle === undefined
-    ? { contract, parse, session: definition.session as NonNullable<Route['session']> }
-    : { contract, parse, handle: definition.handle as NonNullable<Route['handle']>, ...replay };
+  if (definition.handle === undefined) {
+    return { contract, parse, session: definition.session as NonNullable<Route['session']> };
+  }
+  const grouped =
+    definition.grouped === undefined
+      ? {}
+      : { grouped: definition.grouped as NonNullable<Route['grouped']> };
+  return {
+    contract,
+    parse,
+    handle: definition.handle as NonNullable<Route['handle']>,
+    ...replay,
+    ...grouped,
+  };
 }
 
 function parseNoBody(body: JsonValue | undefined): undefined {

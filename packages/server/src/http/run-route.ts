@@ -59,9 +59,12 @@ export async function runRoute(
 ): Promise<Outgoing> {
   const seen: Seen = {};
   try {
-    return route.session === undefined
-      ? await runInTransaction(env, route, req, seen)
-      : await runSession(env, route, req, seen);
+    if (route.session !== undefined) {
+      return await runSession(env, route, req, seen);
+    }
+    return route.grouped !== undefined && req.idempotencyKey === undefined
+      ? await runGrouped(env, route, req, seen)
+      : await runInTransaction(env, route, req, seen);
   } catch (e: unknown) {
     if (isDenial(e, seen.crossNamespace === true)) {
       await auditDenial(env.database, e, { route, req, principal: seen.principal });
@@ -109,6 +112,27 @@ async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequ
     },
     input,
   );
+  return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
+}
+
+/** Grouped mode (route.ts `GroupedContext`): authorization and the body read happen in `admit`. */
+async function runGrouped(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
+  if (route.grouped === undefined) {
+    throw new Error(`route ${route.contract.path} has no grouped handler`);
+  }
+  const result = await route.grouped({
+    params: req.params,
+    query: req.query,
+    requestId: req.requestId,
+    notifier: env.notifier,
+    settings: env.settings,
+    database: env.database,
+    signal: req.signal ?? new AbortController().signal,
+    async admit<I>(tx: Tx) {
+      const principal = await authorize(tx, route, req, seen);
+      return { principal, input: route.parse(req.body) as I };
+    },
+  });
   return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
 }
 

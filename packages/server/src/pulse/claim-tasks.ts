@@ -16,6 +16,7 @@ import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Schema } from '../store/schema.js';
+import { inNamespaces } from '../store/namespace-filter.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId } from '../store/values.js';
@@ -68,8 +69,21 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
     return { queueId: queue.id, paused: true, claimed: [] };
   }
   const limit = Math.min(request.maxTasks, MAX_CLAIM_TASKS);
-  const scanned = { namespaceId: request.namespaceId, id: queue.id };
-  const rows = await readyQuery(tx, scanned, limit).execute();
+  const tasks = await lockReady(tx, { namespaceId: request.namespaceId, id: queue.id }, limit);
+  return { queueId: queue.id, paused: false, claimed: await claimLocked(tx, tasks, request) };
+}
+
+/**
+ * Locks up to `limit` ready tasks of the queue (skipping rows other claimers hold) and takes
+ * their resource keys: the tasks a claim may hand out, in claim order. Grouped claims
+ * (worker-calls.ts) scan once for all their callers and share the result out.
+ */
+export async function lockReady(
+  tx: Tx,
+  queue: { readonly namespaceId: string; readonly id: string },
+  limit: number,
+): Promise<Task[]> {
+  const rows = await readyQuery(tx, queue, limit).execute();
   const tasks: Task[] = [];
   for (const row of rows) {
     const task = toTask(row);
@@ -79,7 +93,7 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
       tasks.push(task);
     }
   }
-  return { queueId: queue.id, paused: false, claimed: await claimAll(tx, tasks, request) };
+  return tasks;
 }
 
 async function readQueue(tx: Tx, request: ClaimRequest) {
@@ -157,7 +171,7 @@ function planClaim(tx: Tx, task: Task, request: ClaimRequest): ClaimPlan {
 }
 
 /** The locked, resource-holding tasks → attempts, task rows and events, one statement each. */
-async function claimAll(
+export async function claimLocked(
   tx: Tx,
   tasks: readonly Task[],
   request: ClaimRequest,
@@ -246,7 +260,7 @@ async function updateClaimedTasks(
         'in',
         claimed.map((c) => c.task.id),
       )
-      .where('namespace_id', '=', request.namespaceId),
+      .where(inNamespaces([request.namespaceId])),
   );
 }
 

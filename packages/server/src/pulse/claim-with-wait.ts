@@ -8,11 +8,10 @@
  */
 import { workers } from '@weave/sdk/protocol';
 import type { Database } from '../store/database.js';
-import { withTx } from '../store/with-tx.js';
 import type { ClaimOutcome, ClaimRequest } from './claim-tasks.js';
-import { claimTasks } from './claim-tasks.js';
 import { queueWatchOf } from './queue-watch.js';
 import type { Epoch, TaskNotifier } from './task-notifier.js';
+import { workerCallsOf } from './worker-calls.js';
 
 /** Longest wait a claim may ask for (API.md: up to 30 s). */
 export const MAX_WAIT_MS = workers.MAX_WAIT_MS;
@@ -49,7 +48,7 @@ export async function claimWithWait(
       queueId === undefined
         ? { value: options.notifier.epoch() }
         : { key: queueId, value: options.notifier.epoch(queueId) };
-    const outcome = await withTx(options.database, (tx) => claimTasks(tx, request));
+    const outcome = await claimOnce(options.database, request);
     await options.hooks?.afterClaim?.();
     queueId = outcome.queueId;
     const remaining = until - Date.now();
@@ -78,6 +77,14 @@ export async function claimWithWait(
       return outcome;
     }
   }
+}
+
+/** One try, in this node's group of worker calls (worker-calls.ts): it may share a transaction. */
+async function claimOnce(database: Database, request: ClaimRequest): Promise<ClaimOutcome> {
+  const { namespaceId, queueName, queue: _known, ...claim } = request;
+  const body = { namespaceId, queueName, claim };
+  const outcome = await workerCallsOf(database).submit({ admit: () => Promise.resolve(body) });
+  return { queueId: outcome.queueId, paused: outcome.paused, claimed: outcome.claimed };
 }
 
 function callerGone(options: ClaimWaitOptions): boolean {

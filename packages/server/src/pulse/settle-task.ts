@@ -15,6 +15,7 @@ import { stringify } from '@weave/json';
 import { sql } from 'kysely';
 import { writeAudits } from '../auth/audit.js';
 import { appendResult } from '../orbit/append-result.js';
+import { inNamespaces } from '../store/namespace-filter.js';
 import type { Tx } from '../store/with-tx.js';
 import { deliverResult } from '../weave/delivery/deliver-result.js';
 import { releaseResource } from './resource-keys.js';
@@ -167,7 +168,7 @@ async function updateTaskRows(
           'in',
           group.map((c) => c.task.id),
         )
-        .where('namespace_id', 'in', namespacesOf(group.map((c) => c.task))),
+        .where(inNamespaces(namespacesOf(group.map((c) => c.task)))),
     );
   }
 }

@@ -14,10 +14,12 @@ import { heartbeatAttempt } from '../../pulse/heartbeat-attempt.js';
 import { getTask } from '../../pulse/list-tasks.js';
 import { getQueue } from '../../pulse/queues.js';
 import { startAttempt } from '../../pulse/start-attempt.js';
+import { workerCallsOf } from '../../pulse/worker-calls.js';
 import { route } from '../route.js';
 import type { RouteContext } from '../route.js';
 import { batchView, claimedTaskView, receiptView } from '../task-views.js';
 import { parseBatch, parseClaim, parseComplete, parsePermit } from '../worker-fields.js';
+import type { BatchBody } from '../worker-fields.js';
 
 /** The attempt a call names, and for queue-limited credentials the queue right (one read). */
 async function attemptRef(ctx: RouteContext, permit: string) {
@@ -86,13 +88,40 @@ export const workerRoutes = [
       const queue = await getQueue(ctx.tx, ctx.principal.namespaceId, queueName);
       const common = { namespaceId: ctx.principal.namespaceId, queueId: queue.id };
       const actor = { credentialId: ctx.principal.credentialId, requestId: ctx.requestId };
-      const results = await completeBatch(
-        ctx.tx,
-        batch.items.map((item) => ({ ...item, ...common, ...actor })),
-      );
+      const results = (
+        await completeBatch(
+          ctx.tx,
+          batch.items.map((item) => ({ ...item, ...common, ...actor })),
+        )
+      ).map((r) => ({ ...r, index: batch.items[r.index]?.index ?? r.index }));
       const claimed =
         batch.claim && (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, queue }));
       return { body: batchView(batch, results, claimed?.claimed ?? []) };
+    },
+    // Without an Idempotency-Key (the SDK Worker's calls): shares a transaction and its commit
+    // with the other worker calls on this node (pulse/worker-calls.ts), same answer.
+    async grouped(ctx) {
+      const queueName = ctx.params.queue ?? '';
+      let batch: BatchBody | undefined;
+      const outcome = await workerCallsOf(ctx.database).submit({
+        async admit(tx) {
+          const { principal, input } = await ctx.admit<BatchBody>(tx);
+          requireQueue(principal, queueName);
+          batch = input;
+          const actor = { credentialId: principal.credentialId, requestId: ctx.requestId };
+          const { namespaceId } = principal;
+          return {
+            namespaceId,
+            queueName,
+            completions: input.items.map((item) => ({ ...item, namespaceId, ...actor })),
+            ...(input.claim === undefined ? {} : { claim: input.claim }),
+          };
+        },
+      });
+      if (batch === undefined) {
+        throw new Error('a grouped batch completion answered without its body');
+      }
+      return { body: batchView(batch, outcome.results, outcome.claimed) };
     },
   }),
 ];

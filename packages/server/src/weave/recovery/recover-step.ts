@@ -23,6 +23,7 @@ import type { Program, Recovery, Reopened } from '@weave/engine';
 import { sql } from 'kysely';
 import { WeaveError, notFound } from '../../errors.js';
 import { reviewTask } from '../../pulse/review-task.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
 import type { Activation, Instance, StepRow } from '../model/rows.js';
@@ -356,7 +357,7 @@ async function writeSteps(
       tx.db
         .updateTable('weave_activations')
         .set({ status: 'ACTIVE', finished_at: null })
-        .where('namespace_id', '=', ns)
+        .where(inNamespaces([ns]))
         .where('id', 'in', reopenedRows),
     );
   }

@@ -12,6 +12,7 @@
  */
 import { WeaveError } from '../../errors.js';
 import { cancelTask } from '../../pulse/cancel-task.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { Activation, PollRound, StepRow } from '../model/rows.js';
 
@@ -95,7 +96,7 @@ export async function executeLeafCancels(
       tx.db
         .updateTable('weave_activations')
         .set({ status: 'CANCELLED', finished_at: tx.now })
-        .where('namespace_id', '=', namespaceId)
+        .where(inNamespaces([namespaceId]))
         .where('id', 'in', [...cancels.cancelledActivations]),
     );
     await closeWaitsOf(tx, namespaceId, cancels.cancelledActivations, 'CANCELLED');
@@ -138,7 +139,7 @@ export async function cancelRounds(
     tx.db
       .updateTable('weave_poll_rounds')
       .set({ state: 'CANCELLED', finished_at: tx.now })
-      .where('namespace_id', '=', namespaceId)
+      .where(inNamespaces([namespaceId]))
       .where('id', 'in', [...roundIds])
       .where('state', 'in', ['SCHEDULED', 'RUNNING']),
   );

@@ -1,0 +1,197 @@
+/**
+ * The worker calls of one node, grouped (docs/design/hot-path.md §2): batch completions with
+ * their riding claim (`POST /queues/{q}/completions`) and the claims of long-polls that arrive
+ * while such a transaction runs share the next one (store/tx-group.ts). Not only the COMMIT is
+ * shared: the completions of every call are settled together (`completeBatch`: one lock
+ * statement, one statement per step and table), and the claims of one queue scan it once and
+ * share out what they locked, in arrival order.
+ *
+ * Each call keeps its own outcome:
+ *   - `admit` (authentication, rights) runs first and writes nothing: a refused call is simply
+ *     left out;
+ *   - a missing queue refuses only the calls that need it;
+ *   - every completion is whole or nothing on its own (`completeBatch`'s savepoints);
+ *   - a claim writes only its own tasks' rows.
+ * Lock order, as in one call: task rows of all completions (ascending id, one statement), then
+ * the claim scans (SKIP LOCKED), then resource rows, then the stream row (beforeCommit).
+ */
+import { isWeaveError, notFound } from '../errors.js';
+import type { Database } from '../store/database.js';
+import type { Settled } from '../store/tx-group.js';
+import { TxGroup } from '../store/tx-group.js';
+import type { Tx } from '../store/with-tx.js';
+import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
+import { MAX_CLAIM_TASKS, claimLocked, lockReady } from './claim-tasks.js';
+import type { CompleteRequest } from './complete-attempt.js';
+import type { BatchItemResult, BatchOptions } from './complete-batch.js';
+import { completeBatch } from './complete-batch.js';
+import type { Queue } from './queues.js';
+import { findQueue } from './queues.js';
+
+export interface WorkerCallBody {
+  readonly namespaceId: string;
+  readonly queueName: string;
+  /**
+   * Batch completions; `index` is the item's place in the caller's list. With completions the
+   * queue must exist (404 otherwise); a claim alone answers "no queue" instead.
+   */
+  readonly completions?: readonly (Omit<CompleteRequest, 'queueId'> & { readonly index: number })[];
+  readonly claim?: Omit<ClaimRequest, 'namespaceId' | 'queueName' | 'queue'>;
+}
+
+export interface WorkerCall {
+  /** Runs first in the shared transaction; writes nothing. A throw refuses this call only. */
+  admit(tx: Tx): Promise<WorkerCallBody>;
+}
+
+export interface WorkerCallResult {
+  /** undefined when the queue does not exist (a claim alone). */
+  readonly queueId: string | undefined;
+  readonly paused: boolean;
+  /** One per completion, `index` as given. */
+  readonly results: readonly BatchItemResult[];
+  readonly claimed: readonly ClaimedTask[];
+}
+
+/** Most calls in one transaction (each up to 100 completions and a claim of up to 100). */
+const MAX_CALLS_PER_GROUP = 32;
+
+export interface WorkerCallOptions {
+  /** Test seam: passed to `completeBatch` (forces a refusal while settling). */
+  readonly batch?: BatchOptions;
+  /** Test seam: the size of each group as it starts. */
+  readonly onGroup?: (size: number) => void;
+}
+
+const groups = new WeakMap<Database, TxGroup<WorkerCall, WorkerCallResult>>();
+
+/** This node's group of worker calls on `database`. */
+export function workerCallsOf(
+  database: Database,
+  options: WorkerCallOptions = {},
+): TxGroup<WorkerCall, WorkerCallResult> {
+  let group = groups.get(database);
+  if (group === undefined) {
+    group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, options), {
+      maxItems: MAX_CALLS_PER_GROUP,
+      maxInFlight: 1,
+      ...(options.onGroup === undefined ? {} : { onGroup: options.onGroup }),
+    });
+    groups.set(database, group);
+  }
+  return group;
+}
+
+interface Admitted {
+  readonly at: number;
+  readonly body: WorkerCallBody;
+  readonly queue: Queue | undefined;
+}
+
+interface Answer {
+  results: BatchItemResult[];
+  claimed: ClaimedTask[];
+}
+
+export async function runWorkerCalls(
+  tx: Tx,
+  calls: readonly WorkerCall[],
+  options: WorkerCallOptions = {},
+): Promise<Settled<WorkerCallResult>[]> {
+  const settled: Settled<WorkerCallResult>[] = [];
+  const admitted: Admitted[] = [];
+  const queues = new Map<string, Queue | undefined>();
+  for (const [at, call] of calls.entries()) {
+    try {
+      const body = await call.admit(tx);
+      const key = `${body.namespaceId}/${body.queueName}`;
+      if (!queues.has(key)) {
+        queues.set(key, await findQueue(tx, body.namespaceId, body.queueName));
+      }
+      const queue = queues.get(key);
+      if (queue === undefined && body.completions !== undefined) {
+        throw notFound(`queue ${body.queueName}`, { path: 'queue' });
+      }
+      admitted.push({ at, body, queue });
+    } catch (error: unknown) {
+      if (!isWeaveError(error)) {
+        throw error;
+      }
+      settled[at] = { ok: false, error };
+    }
+  }
+  const answers = new Map<number, Answer>(
+    admitted.map((a) => [a.at, { results: [], claimed: [] }]),
+  );
+  await completeAll(tx, admitted, answers, options.batch);
+  await claimAll(tx, admitted, answers);
+  for (const { at, queue } of admitted) {
+    const answer = answers.get(at) as Answer;
+    settled[at] = {
+      ok: true,
+      value: { queueId: queue?.id, paused: queue?.paused ?? false, ...answer },
+    };
+  }
+  return settled;
+}
+
+/** Every call's completions of one namespace in one `completeBatch`, answered back by index. */
+async function completeAll(
+  tx: Tx,
+  admitted: readonly Admitted[],
+  answers: Map<number, Answer>,
+  batchOptions: BatchOptions | undefined,
+): Promise<void> {
+  const byNamespace = new Map<string, { at: number; index: number; item: CompleteRequest }[]>();
+  for (const { at, body, queue } of admitted) {
+    for (const { index, ...item } of body.completions ?? []) {
+      const list = byNamespace.get(body.namespaceId) ?? [];
+      list.push({ at, index, item: queue === undefined ? item : { ...item, queueId: queue.id } });
+      byNamespace.set(body.namespaceId, list);
+    }
+  }
+  for (const entries of byNamespace.values()) {
+    const results = await completeBatch(
+      tx,
+      entries.map((e) => e.item),
+      batchOptions,
+    );
+    for (const result of results) {
+      const entry = entries[result.index];
+      if (entry !== undefined) {
+        answers.get(entry.at)?.results.push({ ...result, index: entry.index });
+      }
+    }
+  }
+}
+
+/** Per queue: one scan for every call claiming from it, shared out in arrival order. */
+async function claimAll(
+  tx: Tx,
+  admitted: readonly Admitted[],
+  answers: Map<number, Answer>,
+): Promise<void> {
+  const byQueue = new Map<string, Admitted[]>();
+  for (const a of admitted) {
+    if (a.body.claim !== undefined && a.body.claim.maxTasks > 0 && a.queue?.paused === false) {
+      byQueue.set(a.queue.id, [...(byQueue.get(a.queue.id) ?? []), a]);
+    }
+  }
+  for (const [queueId, claimers] of byQueue) {
+    const wants = claimers.map((c) => Math.min(c.body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS));
+    const namespaceId = claimers[0]?.body.namespaceId ?? '';
+    const locked = await lockReady(
+      tx,
+      { namespaceId, id: queueId },
+      wants.reduce((a, b) => a + b, 0),
+    );
+    let next = 0;
+    for (const [i, claimer] of claimers.entries()) {
+      const share = locked.slice(next, next + (wants[i] ?? 0));
+      next += share.length;
+      const { body } = claimer;
+      const request = { ...body.claim, namespaceId, queueName: body.queueName } as ClaimRequest;
+      answers.get(claimer.at)?.claimed.push(...(await claimLocked(tx, share, request)));
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Group commit across callers (docs/design/hot-path.md §2): calls that arrive on one node while
+ * a transaction of their kind is running wait for it, then share the next transaction and its
+ * COMMIT (one fsync), up to `maxItems` calls. There is no timer: an idle group starts a call at
+ * once, so the added latency is bounded by one transaction of the kind already running; under
+ * load the group grows to whatever arrived meanwhile.
+ *
+ * `run(tx, items)` does the work of every item in the one transaction and settles each on its
+ * own (`Settled`): a refused item must leave nothing behind (a savepoint, or checks made before
+ * any write), and the others go on. Nothing is acknowledged before the COMMIT. If the shared
+ * transaction fails as a whole (after `withTx`'s own retries of deadlocks and lock-wait
+ * timeouts), nothing of it was written, and each item runs again alone, so one item's failure is
+ * never another's answer.
+ */
+import type { Database } from './database.js';
+import type { Tx } from './with-tx.js';
+import { withTx } from './with-tx.js';
+
+export type Settled<R> =
+  { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
+
+export interface TxGroupOptions {
+  /** Most items in one transaction. */
+  readonly maxItems: number;
+  /** Transactions of this group running at once (1: items queue behind the running one). */
+  readonly maxInFlight: number;
+  /** Test seam: called with the items of each transaction before it runs. */
+  readonly onGroup?: (size: number) => void;
+}
+
+interface Waiting<I, R> {
+  readonly item: I;
+  readonly resolve: (value: R) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class TxGroup<I, R> {
+  readonly #database: Database;
+  readonly #run: (tx: Tx, items: readonly I[]) => Promise<readonly Settled<R>[]>;
+  readonly #options: TxGroupOptions;
+  readonly #queue: Waiting<I, R>[] = [];
+  #inFlight = 0;
+
+  constructor(
+    database: Database,
+    run: (tx: Tx, items: readonly I[]) => Promise<readonly Settled<R>[]>,
+    options: TxGroupOptions,
+  ) {
+    this.#database = database;
+    this.#run = run;
+    this.#options = options;
+  }
+
+  /** The item's own outcome, once the transaction it joined has committed. */
+  submit(item: I): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#options.maxInFlight && this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#options.maxItems);
+      this.#inFlight++;
+      void this.#runGroup(batch).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  async #runGroup(batch: readonly Waiting<I, R>[]): Promise<void> {
+    this.#options.onGroup?.(batch.length);
+    let settled: readonly Settled<R>[];
+    try {
+      settled = await withTx(this.#database, (tx) =>
+        this.#run(
+          tx,
+          batch.map((w) => w.item),
+        ),
+      );
+    } catch (e: unknown) {
+      if (batch.length === 1) {
+        batch[0]?.reject(e);
+        return;
+      }
+      // Nothing of the shared transaction was written: each item again, on its own.
+      await Promise.all(batch.map((w) => this.#runGroup([w])));
+      return;
+    }
+    batch.forEach((w, i) => {
+      const outcome = settled[i];
+      if (outcome === undefined) {
+        w.reject(new Error('a grouped transaction returned no outcome for an item'));
+      } else if (outcome.ok) {
+        w.resolve(outcome.value);
+      } else {
+        w.reject(outcome.error);
+      }
+    });
+  }
+}
+
+/**
+ * The plain way to settle items one by one: each under its own savepoint, so a refused item's
+ * writes (and the commit hooks it registered) are undone and the others go on. A deadlock or
+ * lock-wait timeout is not an item's outcome: it took the whole transaction, so it is rethrown
+ * for `withTx` to run the group again.
+ */
+export async function eachInSavepoint<I, R>(
+  tx: Tx,
+  items: readonly I[],
+  run: (tx: Tx, item: I) => Promise<R>,
+): Promise<Settled<R>[]> {
+  const settled: Settled<R>[] = [];
+  for (const item of items) {
+    try {
+      settled.push({ ok: true, value: await tx.savepoint(() => run(tx, item)) });
+    } catch (error: unknown) {
+      if (tx.dialect.retryableReason(error) !== undefined) {
+        throw error;
+      }
+      settled.push({ ok: false, error });
+    }
+  }
+  return settled;
+}
