@@ -74,10 +74,11 @@ export default {
     },
     {
       name: 'http-store-only-with-tx',
-      comment: 'http reaches store only through the transaction helper (store/with-tx.ts)',
+      comment:
+        'http reaches store only through the transaction helpers (store/with-tx.ts, store/tx-group.ts)',
       severity: 'error',
       from: { path: inServer(['http/']) },
-      to: { path: inServer(['store/']), pathNot: `^${SERVER}store/with-tx\\.ts$` },
+      to: { path: inServer(['store/']), pathNot: `^${SERVER}store/(with-tx|tx-group)\\.ts$` },
     },
     {
       name: 'no-cycle',

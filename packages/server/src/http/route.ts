@@ -80,6 +80,11 @@ export interface Route {
    */
   readonly grouped?: (ctx: GroupedContext) => Promise<Answer<unknown>>;
   /**
+   * The request's transaction may be shared with other such requests arriving on this node at
+   * the same time (group commit, run-route.ts): same steps, each under its own savepoint.
+   */
+  readonly shared?: boolean;
+  /**
    * Checks a replay must still pass before it answers the stored body (a Start replay re-checks
    * current rights and the version it pinned, A1.4). Throwing refuses the replay.
    */
@@ -92,6 +97,8 @@ type Reader<C extends RouteContract, I> = C['body'] extends object
 
 interface ReplayCheck {
   readonly checkReplay?: (ctx: RouteContext, storedBody: string) => Promise<void>;
+  /** See `Route.shared` (transactional routes only). */
+  readonly shared?: boolean;
 }
 
 type Handlers<C extends RouteContract, I> = ReplayCheck &
@@ -132,6 +139,7 @@ export function route<C extends RouteContract, I = undefined>(
     handle: definition.handle as NonNullable<Route['handle']>,
     ...replay,
     ...grouped,
+    ...(definition.shared === true ? { shared: true } : {}),
   };
 }
 

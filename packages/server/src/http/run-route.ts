@@ -15,6 +15,7 @@ import { requireAnyScope } from '../auth/principal.js';
 import { WeaveError, isWeaveError } from '../errors.js';
 import { claimReceipt, completeReceipt } from '../auth/receipts.js';
 import type { ReceiptKey } from '../auth/receipts.js';
+import { TxGroup, eachInSavepoint } from '../store/tx-group.js';
 import { withTx } from '../store/with-tx.js';
 import type { Database, Tx } from '../store/with-tx.js';
 import type { TaskNotifier } from '../pulse/task-notifier.js';
@@ -62,9 +63,15 @@ export async function runRoute(
     if (route.session !== undefined) {
       return await runSession(env, route, req, seen);
     }
-    return route.grouped !== undefined && req.idempotencyKey === undefined
-      ? await runGrouped(env, route, req, seen)
-      : await runInTransaction(env, route, req, seen);
+    if (req.idempotencyKey === undefined && route.grouped !== undefined) {
+      return await runGrouped(env, route, req, seen);
+    }
+    const body = (tx: Tx) => transactionBody(env, route, req, seen, tx);
+    // A request with an Idempotency-Key runs alone: two with the same key in one transaction
+    // would see each other's unfinished receipt instead of waiting for it.
+    return req.idempotencyKey === undefined && route.shared === true
+      ? await sharedGroupOf(env.database).submit(body)
+      : await withTx(env.database, body);
   } catch (e: unknown) {
     if (isDenial(e, seen.crossNamespace === true)) {
       await auditDenial(env.database, e, { route, req, principal: seen.principal });
@@ -136,30 +143,57 @@ async function runGrouped(env: RouteEnvironment, route: Route, req: IncomingRequ
   return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
 }
 
-function runInTransaction(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
-  return withTx(env.database, async (tx): Promise<Outgoing> => {
-    const principal = await authorize(tx, route, req, seen);
-    const input = route.parse(req.body);
-    const receipt = receiptKey(route, req, principal);
-    if (receipt !== undefined) {
-      const claim = await claimReceipt(tx, receipt);
-      if (claim.kind === 'replay') {
-        await route.checkReplay?.({ ...contextOf(env, req, principal), tx }, claim.response.body);
-        return { ...claim.response, replayed: true };
-      }
+/** Most requests in one shared transaction. */
+const MAX_SHARED_REQUESTS = 32;
+
+const sharedGroups = new WeakMap<Database, TxGroup<(tx: Tx) => Promise<Outgoing>, Outgoing>>();
+
+/**
+ * This node's group for `shared` routes (submits, the single-task worker calls): requests that
+ * arrive while one such transaction runs share the next, each under its own savepoint
+ * (store/tx-group.ts), so a refused request leaves nothing and the others commit.
+ */
+function sharedGroupOf(database: Database) {
+  let group = sharedGroups.get(database);
+  if (group === undefined) {
+    group = new TxGroup<(tx: Tx) => Promise<Outgoing>, Outgoing>(
+      database,
+      (tx, bodies) => eachInSavepoint(tx, bodies, (inner, body) => body(inner)),
+      { maxItems: MAX_SHARED_REQUESTS, maxInFlight: database.dialect.name === 'sqlite' ? 1 : 2 },
+    );
+    sharedGroups.set(database, group);
+  }
+  return group;
+}
+
+async function transactionBody(
+  env: RouteEnvironment,
+  route: Route,
+  req: IncomingRequest,
+  seen: Seen,
+  tx: Tx,
+): Promise<Outgoing> {
+  const principal = await authorize(tx, route, req, seen);
+  const input = route.parse(req.body);
+  const receipt = receiptKey(route, req, principal);
+  if (receipt !== undefined) {
+    const claim = await claimReceipt(tx, receipt);
+    if (claim.kind === 'replay') {
+      await route.checkReplay?.({ ...contextOf(env, req, principal), tx }, claim.response.body);
+      return { ...claim.response, replayed: true };
     }
-    if (route.handle === undefined) {
-      throw new Error(`route ${route.contract.path} has no handler`);
-    }
-    const result = await route.handle({ ...contextOf(env, req, principal), tx }, input);
-    const body = toJsonText(result.body);
-    const status = statusOf(route, result.status);
-    if (receipt !== undefined) {
-      const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
-      await completeReceipt(tx, receipt, { status, body: stored });
-    }
-    return { status, body, replayed: false };
-  });
+  }
+  if (route.handle === undefined) {
+    throw new Error(`route ${route.contract.path} has no handler`);
+  }
+  const result = await route.handle({ ...contextOf(env, req, principal), tx }, input);
+  const body = toJsonText(result.body);
+  const status = statusOf(route, result.status);
+  if (receipt !== undefined) {
+    const stored = result.replayBody === undefined ? body : toJsonText(result.replayBody);
+    await completeReceipt(tx, receipt, { status, body: stored });
+  }
+  return { status, body, replayed: false };
 }
 
 /** The contract's status, or one of its declared other statuses (anything else is a bug). */

@@ -79,6 +79,7 @@ export const instanceRoutes = [
   route(instances.startInstance, {
     parse: parseStart,
     checkReplay: checkStartReplay,
+    shared: true,
     async handle(ctx, start) {
       const { instanceId } = await startInstance(ctx.tx, {
         ...start,

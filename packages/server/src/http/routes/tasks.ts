@@ -29,6 +29,7 @@ function statusFilter(ctx: RouteContext) {
 export const taskRoutes = [
   route(tasks.submitTask, {
     parse: parseSubmit,
+    shared: true,
     async handle(ctx, fields) {
       const queueName = ctx.params.queue ?? '';
       requireQueue(ctx.principal, queueName);

@@ -51,12 +51,14 @@ export const workerRoutes = [
     },
   }),
   route(workers.startAttempt, {
+    shared: true,
     parse: parsePermit,
     async handle(ctx, permit) {
       return { body: receiptView(await startAttempt(ctx.tx, await attemptRef(ctx, permit))) };
     },
   }),
   route(workers.heartbeatAttempt, {
+    shared: true,
     parse: parsePermit,
     async handle(ctx, permit) {
       const answer = await heartbeatAttempt(ctx.tx, await attemptRef(ctx, permit));
@@ -69,6 +71,7 @@ export const workerRoutes = [
     },
   }),
   route(workers.completeAttempt, {
+    shared: true,
     parse: parseComplete,
     async handle(ctx, { permit, completion }) {
       const receipt = await completeAttempt(ctx.tx, {

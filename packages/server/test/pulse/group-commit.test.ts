@@ -1,0 +1,243 @@
+/**
+ * Group commit across callers (store/tx-group.ts, pulse/worker-calls.ts; issue 14 Deliver 4),
+ * on both engines: calls that arrive while a transaction of their kind runs share the next one,
+ * and each keeps its own whole-or-nothing outcome. The grouping is forced with a gate (the first
+ * call's admit waits on it), never with sleeps.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { WeaveError } from '../../src/errors.js';
+import { writeAudit } from '../../src/auth/audit.js';
+import { settleTask } from '../../src/pulse/settle-task.js';
+import type { WorkerCall, WorkerCallBody, WorkerCallResult } from '../../src/pulse/worker-calls.js';
+import { runWorkerCalls } from '../../src/pulse/worker-calls.js';
+import { TxGroup, eachInSavepoint } from '../../src/store/tx-group.js';
+import type { Tx } from '../../src/store/with-tx.js';
+import { forEachDialect } from '../support/databases.js';
+import { createPulseFixture } from '../support/pulse.js';
+import type { PulseFixture } from '../support/pulse.js';
+
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+async function streamEvents(f: PulseFixture): Promise<number> {
+  return f.tx(async (tx) => {
+    const row = await tx.db
+      .selectFrom('orbit_result_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  });
+}
+
+async function auditOf(f: PulseFixture, action: string): Promise<number> {
+  return f.tx(async (tx) => {
+    const row = await tx.db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('action', '=', action)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  });
+}
+
+forEachDialect((dialect) => {
+  describe(`group commit on ${dialect}`, () => {
+    let f: PulseFixture;
+    before(async () => {
+      f = await createPulseFixture(dialect);
+    });
+    after(() => f.close());
+
+    const body = (extra: Partial<WorkerCallBody>): WorkerCallBody => ({
+      namespaceId: f.namespaceId,
+      queueName: f.queue,
+      ...extra,
+    });
+
+    test('worker calls that arrive while one runs share the next transaction; a call refused while settling leaves nothing, the others commit', async () => {
+      // Two claimed tasks (a, b) to complete, and two pending ones for the claim.
+      await f.submit();
+      await f.submit();
+      const [a, b] = await f.claim(2);
+      assert.ok(a && b);
+      await f.submit();
+      await f.submit();
+      const refusing: typeof settleTask = async (tx, task, settlement) => {
+        const receipt = await settleTask(tx, task, settlement);
+        if (task.id === b.task.id) {
+          throw new WeaveError('invalid_state', 'refused while settling'); // after its writes
+        }
+        return receipt;
+      };
+      const beforeEvents = await f.count('task_events');
+      const beforeStream = await streamEvents(f);
+      const beforeAudit = await auditOf(f, 'task.succeeded');
+      const sizes: number[] = [];
+      const group = new TxGroup<WorkerCall, WorkerCallResult>(
+        f.db.database,
+        (tx, calls) => runWorkerCalls(tx, calls, { batch: { settle: refusing } }),
+        { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
+      );
+      const held = gate();
+      const entered = gate();
+      const first = group.submit({
+        async admit() {
+          entered.open();
+          await held.opened;
+          return body({});
+        },
+      });
+      // The first transaction is running (and on SQLite holds the one handle: nothing may read
+      // until it ends): the next calls must wait for it.
+      await entered.opened;
+      const completion = (c: typeof a, index: number) => {
+        const { queueId: _queueId, ...item } = f.completion(c, {
+          outcome: 'succeeded',
+          result: 'ok',
+        });
+        return { ...item, index };
+      };
+      const calls = [
+        group.submit({ admit: () => Promise.resolve(body({ completions: [completion(a, 0)] })) }),
+        group.submit({ admit: () => Promise.resolve(body({ completions: [completion(b, 4)] })) }),
+        group.submit({
+          admit: () => Promise.resolve(body({ claim: { workerId: 'w-c', maxTasks: 5 } })),
+        }),
+      ];
+      held.open();
+      await first;
+      const [ra, rb, rc] = await Promise.all(calls);
+      assert.deepEqual(sizes, [1, 3], 'the three calls ran in one transaction');
+
+      const [okA] = ra?.results ?? [];
+      assert.ok(okA && 'receipt' in okA && okA.receipt.status === 'SUCCEEDED');
+      assert.equal(okA.index, 0);
+      const [refusedB] = rb?.results ?? [];
+      assert.ok(refusedB && 'error' in refusedB && refusedB.error.code === 'invalid_state');
+      assert.equal(refusedB.index, 4, "the caller's own index comes back");
+      assert.equal(rc?.claimed.length, 2, 'the claim took both pending tasks');
+
+      assert.equal((await f.task(a.task.id)).status, 'SUCCEEDED');
+      const bRow = await f.task(b.task.id);
+      assert.equal(bRow.status, 'CLAIMED', 'the refused completion changed nothing');
+      assert.equal(bRow.revision, b.task.revision + 1n);
+      // a: one raw event; the claim: one task.claimed per task; b: nothing.
+      assert.equal(await f.count('task_events'), beforeEvents + 1 + 2);
+      assert.equal(await streamEvents(f), beforeStream + 1, "only a's result reached the stream");
+      assert.equal(await auditOf(f, 'task.succeeded'), beforeAudit + 1);
+      for (const t of rc.claimed) {
+        assert.equal((await f.task(t.task.id)).leaseOwner, 'w-c');
+      }
+    });
+
+    test('a call refused at admission is left out; the others of its transaction commit', async () => {
+      await f.submit();
+      const results = await f.tx((tx) =>
+        runWorkerCalls(tx, [
+          { admit: () => Promise.reject(new WeaveError('permission_denied', 'no right')) },
+          { admit: () => Promise.resolve(body({ claim: { workerId: 'w-d', maxTasks: 1 } })) },
+          { admit: () => Promise.resolve(body({ queueName: 'nope', completions: [] })) },
+        ]),
+      );
+      const [refused, claimed, missing] = results;
+      assert.ok(
+        refused && !refused.ok && (refused.error as WeaveError).code === 'permission_denied',
+      );
+      assert.ok(claimed?.ok && claimed.value.claimed.length === 1);
+      assert.ok(missing && !missing.ok && (missing.error as WeaveError).code === 'not_found');
+    });
+
+    test('grouped items each under a savepoint: the one that throws after writing leaves no row, the others commit together', async () => {
+      const sizes: number[] = [];
+      const write = async (tx: Tx, name: string) => {
+        await writeAudit(tx, {
+          namespaceId: f.namespaceId,
+          credentialId: null,
+          action: `group.${name}`,
+          outcome: 'ok',
+          objectType: 'test',
+          objectId: name,
+        });
+        if (name === 'bad') {
+          throw new WeaveError('invalid_state', 'refused after writing');
+        }
+        return name;
+      };
+      const held = gate();
+      const entered = gate();
+      const group = new TxGroup<string, string>(
+        f.db.database,
+        async (tx, items) => {
+          if (items.includes('hold')) {
+            entered.open();
+            await held.opened;
+          }
+          return eachInSavepoint(tx, items, write);
+        },
+        { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
+      );
+      const first = group.submit('hold');
+      await entered.opened;
+      const rest = ['one', 'bad', 'two'].map((name) => group.submit(name).catch((e: unknown) => e));
+      held.open();
+      await first;
+      const [one, bad, two] = await Promise.all(rest);
+      assert.deepEqual(sizes, [1, 3]);
+      assert.equal(one, 'one');
+      assert.equal(two, 'two');
+      assert.ok(bad instanceof WeaveError && bad.code === 'invalid_state');
+      assert.equal(await auditOf(f, 'group.one'), 1);
+      assert.equal(await auditOf(f, 'group.two'), 1);
+      assert.equal(await auditOf(f, 'group.bad'), 0, 'the refused item left nothing');
+    });
+
+    test('when the shared transaction fails as a whole, every item runs again alone and gets its own outcome', async () => {
+      const sizes: number[] = [];
+      const held = gate();
+      const entered = gate();
+      const group = new TxGroup<string, string>(
+        f.db.database,
+        async (tx, items) => {
+          if (items.includes('hold')) {
+            entered.open();
+            await held.opened;
+          }
+          if (items.length > 1 && items.includes('poison')) {
+            throw new Error('the shared transaction broke'); // not a refusal: fails the group
+          }
+          return eachInSavepoint(tx, items, async (inner, name) => {
+            if (name === 'poison') {
+              throw new Error('poison alone');
+            }
+            await writeAudit(inner, {
+              namespaceId: f.namespaceId,
+              credentialId: null,
+              action: `alone.${name}`,
+              outcome: 'ok',
+              objectType: 'test',
+              objectId: name,
+            });
+            return name;
+          });
+        },
+        { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
+      );
+      const first = group.submit('hold');
+      await entered.opened;
+      const rest = ['x', 'poison', 'y'].map((name) => group.submit(name).catch((e: unknown) => e));
+      held.open();
+      await first;
+      const [x, poison, y] = await Promise.all(rest);
+      assert.deepEqual(sizes, [1, 3, 1, 1, 1], 'the failed group of 3, then each item alone');
+      assert.equal(x, 'x');
+      assert.equal(y, 'y');
+      assert.ok(poison instanceof Error && poison.message === 'poison alone');
+      assert.equal(await auditOf(f, 'alone.x'), 1);
+      assert.equal(await auditOf(f, 'alone.y'), 1);
+    });
+  });
+});
