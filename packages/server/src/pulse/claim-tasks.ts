@@ -145,6 +145,7 @@ export function readyQuery(
 
 interface ClaimPlan {
   readonly task: Task;
+  readonly request: ClaimRequest;
   readonly token: string;
   readonly hash: Buffer;
   readonly generation: bigint;
@@ -161,6 +162,7 @@ function planClaim(tx: Tx, task: Task, request: ClaimRequest): ClaimPlan {
   const byLease = tx.now + (request.leaseUs ?? DEFAULT_LEASE_US);
   return {
     task,
+    request,
     token,
     hash,
     generation: task.generation + 1n,
@@ -170,61 +172,87 @@ function planClaim(tx: Tx, task: Task, request: ClaimRequest): ClaimPlan {
   };
 }
 
+interface Claimed {
+  readonly plan: ClaimPlan;
+  readonly claimed: ClaimedTask;
+}
+
 /** The locked, resource-holding tasks → attempts, task rows and events, one statement each. */
 export async function claimLocked(
   tx: Tx,
   tasks: readonly Task[],
   request: ClaimRequest,
 ): Promise<ClaimedTask[]> {
-  if (tasks.length === 0) {
-    return [];
+  const [claimed] = await claimShares(tx, [{ tasks, request }]);
+  return claimed ?? [];
+}
+
+/**
+ * Several claims' locked tasks at once (grouped worker calls, worker-calls.ts), each share with
+ * its own worker, lease and start flag: still one attempt insert, one task update per start
+ * flag and one event insert for all of them. The claimed tasks of each share, in order.
+ */
+export async function claimShares(
+  tx: Tx,
+  shares: readonly { readonly tasks: readonly Task[]; readonly request: ClaimRequest }[],
+): Promise<ClaimedTask[][]> {
+  const plans = shares.map(({ tasks, request }) => tasks.map((t) => planClaim(tx, t, request)));
+  const all = plans.flat();
+  if (all.length === 0) {
+    return shares.map(() => []);
   }
-  const plans = tasks.map((task) => planClaim(tx, task, request));
-  const attemptIds = await insertAttempts(tx, plans, request);
-  const claimed = plans.map((plan): ClaimedTask => {
-    const attemptId = attemptIds.get(plan.task.id);
-    if (attemptId === undefined) {
-      throw new Error(`no attempt row returned for task ${plan.task.id}`);
-    }
-    const { task, attemptNumber, token: permit, leaseUntil } = plan;
-    return { task, attemptId, attemptNumber, permit, leaseUntil };
-  });
-  await updateClaimedTasks(tx, claimed, request);
-  await insertClaimEvents(tx, claimed, request.start === true);
+  const attemptIds = await insertAttempts(tx, all);
+  const done = plans.map((list) =>
+    list.map((plan): Claimed => {
+      const attemptId = attemptIds.get(plan.task.id);
+      if (attemptId === undefined) {
+        throw new Error(`no attempt row returned for task ${plan.task.id}`);
+      }
+      const { task, attemptNumber, token: permit, leaseUntil } = plan;
+      return { plan, claimed: { task, attemptId, attemptNumber, permit, leaseUntil } };
+    }),
+  );
+  const flat = done.flat();
+  for (const started of [false, true]) {
+    await updateClaimedTasks(
+      tx,
+      flat.filter((c) => (c.plan.request.start === true) === started),
+      started,
+    );
+  }
+  await insertClaimEvents(tx, flat);
   // Claim wait for the metrics: from when the task became claimable (submitted, or its retry
   // backoff ended) to this claim, both on the database clock.
-  const facts = claimed.map(({ task }) => ({
+  const facts = flat.map(({ claimed: { task } }) => ({
     namespaceId: task.namespaceId,
     queueId: task.queueId,
     waitedUs: tx.now > task.availableAt ? tx.now - task.availableAt : 0n,
   }));
   tx.afterCommit(() => tx.observe.tasksClaimed(facts));
-  return claimed;
+  return done.map((list) => list.map((c) => c.claimed));
 }
 
 /** One multi-row insert; RETURNING (SQLite ≥ 3.35, MariaDB ≥ 10.5) maps task → attempt id. */
-async function insertAttempts(
-  tx: Tx,
-  plans: readonly ClaimPlan[],
-  request: ClaimRequest,
-): Promise<Map<string, string>> {
-  const started = request.start === true;
+async function insertAttempts(tx: Tx, plans: readonly ClaimPlan[]): Promise<Map<string, string>> {
   const query = tx.db
     .insertInto('task_attempts')
     .values(
-      plans.map((plan) => ({
-        namespace_id: plan.task.namespaceId,
-        task_id: plan.task.id,
-        attempt_number: plan.attemptNumber,
-        generation: plan.generation,
-        worker_id: request.workerId,
-        permit_hash: plan.hash,
-        status: started ? 'RUNNING' : 'CLAIMED',
-        claimed_at: tx.now,
-        started_at: started ? tx.now : null,
-        lease_until: plan.leaseUntil,
-        expires_at: plan.expiresAt,
-      })),
+      plans.map((plan) => {
+        const started = plan.request.start === true;
+        return {
+          namespace_id: plan.task.namespaceId,
+          task_id: plan.task.id,
+          attempt_number: plan.attemptNumber,
+          generation: plan.generation,
+          worker_id: plan.request.workerId,
+          permit_hash: plan.hash,
+          status: started ? 'RUNNING' : 'CLAIMED',
+          claimed_at: tx.now,
+          started_at: started ? tx.now : null,
+          lease_until: plan.leaseUntil,
+          expires_at: plan.expiresAt,
+        };
+      }),
     )
     .returning(['id', 'task_id']);
   // executeQuery, not execute(): Kysely's MySQL adapter drops RETURNING rows, MariaDB sends them.
@@ -233,15 +261,19 @@ async function insertAttempts(
 }
 
 /**
- * One UPDATE for the claimed set. Relative increments are exact: every row is locked by this
- * transaction since the read the plans were made from. Per-row values go through CASE.
+ * One UPDATE for the claimed set (of one start flag). Relative increments are exact: every row
+ * is locked by this transaction since the read the plans were made from. Per-row values go
+ * through CASE.
  */
 async function updateClaimedTasks(
   tx: Tx,
-  claimed: readonly ClaimedTask[],
-  request: ClaimRequest,
+  claimed: readonly Claimed[],
+  started: boolean,
 ): Promise<void> {
-  const started = request.start === true;
+  if (claimed.length === 0) {
+    return;
+  }
+  const owners = new Set(claimed.map((c) => c.plan.request.workerId));
   await tx.write(
     tx.db
       .updateTable('tasks')
@@ -250,35 +282,34 @@ async function updateClaimedTasks(
         revision: sql`revision + ${started ? 2 : 1}`,
         attempt_count: sql`attempt_count + 1`,
         generation: sql`generation + 1`,
-        current_attempt_id: byTask(claimed, (c) => c.attemptId),
-        lease_owner: request.workerId,
-        lease_until: byTask(claimed, (c) => c.leaseUntil),
+        current_attempt_id: byTask(claimed, (c) => c.claimed.attemptId),
+        lease_owner:
+          owners.size === 1
+            ? (claimed[0] as Claimed).plan.request.workerId
+            : byTask(claimed, (c) => c.plan.request.workerId),
+        lease_until: byTask(claimed, (c) => c.claimed.leaseUntil),
         updated_at: tx.now,
       })
       .where(
         'id',
         'in',
-        claimed.map((c) => c.task.id),
+        claimed.map((c) => c.plan.task.id),
       )
-      .where(inNamespaces([request.namespaceId])),
+      .where(inNamespaces([...new Set(claimed.map((c) => c.plan.task.namespaceId))])),
   );
 }
 
 /** `CASE id WHEN <task> THEN <value> … END` over the claimed set. */
-function byTask(
-  claimed: readonly ClaimedTask[],
-  value: (c: ClaimedTask) => string | bigint,
-): RawBuilder<string | bigint> {
-  const arms = claimed.map((c) => sql`WHEN ${c.task.id} THEN ${value(c)}`);
-  return sql<string | bigint>`CASE id ${sql.join(arms, sql` `)} END`;
+function byTask<T extends string | bigint>(
+  claimed: readonly Claimed[],
+  value: (c: Claimed) => T,
+): RawBuilder<T> {
+  const arms = claimed.map((c) => sql`WHEN ${c.plan.task.id} THEN ${value(c)}`);
+  return sql<T>`CASE id ${sql.join(arms, sql` `)} END`;
 }
 
 /** The raw status events (原始状态事件): task.claimed, and task.started when started too. */
-async function insertClaimEvents(
-  tx: Tx,
-  claimed: readonly ClaimedTask[],
-  started: boolean,
-): Promise<void> {
+async function insertClaimEvents(tx: Tx, claimed: readonly Claimed[]): Promise<void> {
   const event = (c: ClaimedTask, step: bigint, type: string, status: string) => ({
     namespace_id: c.task.namespaceId,
     task_id: c.task.id,
@@ -293,8 +324,8 @@ async function insertClaimEvents(
     tx.db
       .insertInto('task_events')
       .values(
-        claimed.flatMap((c) =>
-          started
+        claimed.flatMap(({ plan, claimed: c }) =>
+          plan.request.start === true
             ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
             : [event(c, 1n, 'task.claimed', 'CLAIMED')],
         ),

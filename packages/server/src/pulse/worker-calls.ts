@@ -21,7 +21,7 @@ import type { Settled } from '../store/tx-group.js';
 import { TxGroup } from '../store/tx-group.js';
 import type { Tx } from '../store/with-tx.js';
 import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
-import { MAX_CLAIM_TASKS, claimLocked, lockReady } from './claim-tasks.js';
+import { MAX_CLAIM_TASKS, claimShares, lockReady } from './claim-tasks.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import type { BatchItemResult, BatchOptions } from './complete-batch.js';
 import { completeBatch } from './complete-batch.js';
@@ -186,12 +186,13 @@ async function claimAll(
       wants.reduce((a, b) => a + b, 0),
     );
     let next = 0;
-    for (const [i, claimer] of claimers.entries()) {
-      const share = locked.slice(next, next + (wants[i] ?? 0));
-      next += share.length;
-      const { body } = claimer;
+    const shares = claimers.map(({ body }, i) => {
+      const tasks = locked.slice(next, next + (wants[i] ?? 0));
+      next += tasks.length;
       const request = { ...body.claim, namespaceId, queueName: body.queueName } as ClaimRequest;
-      answers.get(claimer.at)?.claimed.push(...(await claimLocked(tx, share, request)));
-    }
+      return { tasks, request };
+    });
+    const claimed = await claimShares(tx, shares);
+    claimers.forEach((claimer, i) => answers.get(claimer.at)?.claimed.push(...(claimed[i] ?? [])));
   }
 }

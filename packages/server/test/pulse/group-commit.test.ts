@@ -134,21 +134,35 @@ forEachDialect((dialect) => {
       }
     });
 
-    test('a call refused at admission is left out; the others of its transaction commit', async () => {
+    test('a call refused at admission is left out; two claims of one queue share its scan, each task leased to its own caller', async () => {
+      await f.submit();
       await f.submit();
       const results = await f.tx((tx) =>
         runWorkerCalls(tx, [
           { admit: () => Promise.reject(new WeaveError('permission_denied', 'no right')) },
           { admit: () => Promise.resolve(body({ claim: { workerId: 'w-d', maxTasks: 1 } })) },
           { admit: () => Promise.resolve(body({ queueName: 'nope', completions: [] })) },
+          {
+            admit: () =>
+              Promise.resolve(body({ claim: { workerId: 'w-e', maxTasks: 1, start: true } })),
+          },
         ]),
       );
-      const [refused, claimed, missing] = results;
-      assert.ok(
-        refused && !refused.ok && (refused.error as WeaveError).code === 'permission_denied',
-      );
-      assert.ok(claimed?.ok && claimed.value.claimed.length === 1);
+      const [refused, d, missing, e] = results;
+      assert.ok(refused && !refused.ok);
+      assert.equal((refused.error as WeaveError).code, 'permission_denied');
       assert.ok(missing && !missing.ok && (missing.error as WeaveError).code === 'not_found');
+      assert.ok(d?.ok && e?.ok);
+      const [taskD] = d.value.claimed;
+      const [taskE] = e.value.claimed;
+      assert.ok(taskD && taskE && taskD.task.id !== taskE.task.id);
+      const rowD = await f.task(taskD.task.id);
+      const rowE = await f.task(taskE.task.id);
+      assert.deepEqual([rowD.leaseOwner, rowD.status], ['w-d', 'CLAIMED']);
+      assert.deepEqual([rowE.leaseOwner, rowE.status], ['w-e', 'RUNNING']);
+      assert.equal(rowD.currentAttemptId, taskD.attemptId);
+      assert.equal(rowE.currentAttemptId, taskE.attemptId);
+      assert.equal(rowE.revision, taskE.task.revision + 2n, 'claimed and started');
     });
 
     test('grouped items each under a savepoint: the one that throws after writing leaves no row, the others commit together', async () => {
