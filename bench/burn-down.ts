@@ -72,6 +72,7 @@ const VARIANTS: Record<string, () => System> = {
   'pulse-mariadb-2-b50': () => new PulseSystem('mysql', 2, 'pulse-batch', PG_BOSS_SHAPE),
   'pulse-sqlite-b50': () => new PulseSystem('sqlite', 1, 'pulse-batch', PG_BOSS_SHAPE),
   'pulse-mariadb-1-sdk': () => new PulseSystem('mysql', 1, 'pulse-sdk'),
+  'pulse-mariadb-2-sdk': () => new PulseSystem('mysql', 2, 'pulse-sdk'),
   'pulse-sqlite-sdk': () => new PulseSystem('sqlite', 1, 'pulse-sdk'),
   'pg-boss': () => new PgBossSystem(PG_BOSS_SHAPE.batchSize),
   'graphile-worker': () => new GraphileSystem(),
