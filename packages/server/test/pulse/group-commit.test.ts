@@ -165,22 +165,26 @@ forEachDialect((dialect) => {
       assert.equal(rowE.revision, taskE.task.revision + 2n, 'claimed and started');
     });
 
-    test('grouped items each under a savepoint: the one that throws after writing leaves no row, the others commit together', async () => {
+    /** An audit row named `${prefix}.${name}`: a write the test can count. */
+    const mark = (tx: Tx, prefix: string, name: string) =>
+      writeAudit(tx, {
+        namespaceId: f.namespaceId,
+        credentialId: null,
+        action: `${prefix}.${name}`,
+        outcome: 'ok',
+        objectType: 'test',
+        objectId: name,
+      });
+
+    /**
+     * A group of named items whose first transaction ('hold') waits on a gate while `names`
+     * are submitted, so they must share the next one. `run` does the group's work.
+     */
+    async function heldGroup(
+      names: readonly string[],
+      run: (tx: Tx, items: readonly string[]) => ReturnType<typeof eachInSavepoint<string, string>>,
+    ) {
       const sizes: number[] = [];
-      const write = async (tx: Tx, name: string) => {
-        await writeAudit(tx, {
-          namespaceId: f.namespaceId,
-          credentialId: null,
-          action: `group.${name}`,
-          outcome: 'ok',
-          objectType: 'test',
-          objectId: name,
-        });
-        if (name === 'bad') {
-          throw new WeaveError('invalid_state', 'refused after writing');
-        }
-        return name;
-      };
       const held = gate();
       const entered = gate();
       const group = new TxGroup<string, string>(
@@ -190,16 +194,29 @@ forEachDialect((dialect) => {
             entered.open();
             await held.opened;
           }
-          return eachInSavepoint(tx, items, write);
+          return run(tx, items);
         },
         { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
       );
       const first = group.submit('hold');
       await entered.opened;
-      const rest = ['one', 'bad', 'two'].map((name) => group.submit(name).catch((e: unknown) => e));
+      const rest = names.map((name) => group.submit(name).catch((e: unknown) => e));
       held.open();
       await first;
-      const [one, bad, two] = await Promise.all(rest);
+      return { sizes, outcomes: await Promise.all(rest) };
+    }
+
+    test('grouped items each under a savepoint: the one that throws after writing leaves no row, the others commit together', async () => {
+      const { sizes, outcomes } = await heldGroup(['one', 'bad', 'two'], (tx, items) =>
+        eachInSavepoint(tx, items, async (inner, name) => {
+          await mark(inner, 'group', name);
+          if (name === 'bad') {
+            throw new WeaveError('invalid_state', 'refused after writing');
+          }
+          return name;
+        }),
+      );
+      const [one, bad, two] = outcomes;
       assert.deepEqual(sizes, [1, 3]);
       assert.equal(one, 'one');
       assert.equal(two, 'two');
@@ -210,42 +227,19 @@ forEachDialect((dialect) => {
     });
 
     test('when the shared transaction fails as a whole, every item runs again alone and gets its own outcome', async () => {
-      const sizes: number[] = [];
-      const held = gate();
-      const entered = gate();
-      const group = new TxGroup<string, string>(
-        f.db.database,
-        async (tx, items) => {
-          if (items.includes('hold')) {
-            entered.open();
-            await held.opened;
+      const { sizes, outcomes } = await heldGroup(['x', 'poison', 'y'], async (tx, items) => {
+        if (items.length > 1 && items.includes('poison')) {
+          throw new Error('the shared transaction broke'); // not a refusal: fails the group
+        }
+        return eachInSavepoint(tx, items, async (inner, name) => {
+          if (name === 'poison') {
+            throw new Error('poison alone');
           }
-          if (items.length > 1 && items.includes('poison')) {
-            throw new Error('the shared transaction broke'); // not a refusal: fails the group
-          }
-          return eachInSavepoint(tx, items, async (inner, name) => {
-            if (name === 'poison') {
-              throw new Error('poison alone');
-            }
-            await writeAudit(inner, {
-              namespaceId: f.namespaceId,
-              credentialId: null,
-              action: `alone.${name}`,
-              outcome: 'ok',
-              objectType: 'test',
-              objectId: name,
-            });
-            return name;
-          });
-        },
-        { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
-      );
-      const first = group.submit('hold');
-      await entered.opened;
-      const rest = ['x', 'poison', 'y'].map((name) => group.submit(name).catch((e: unknown) => e));
-      held.open();
-      await first;
-      const [x, poison, y] = await Promise.all(rest);
+          await mark(inner, 'alone', name);
+          return name;
+        });
+      });
+      const [x, poison, y] = outcomes;
       assert.deepEqual(sizes, [1, 3, 1, 1, 1], 'the failed group of 3, then each item alone');
       assert.equal(x, 'x');
       assert.equal(y, 'y');
