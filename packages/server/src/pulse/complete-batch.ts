@@ -20,7 +20,7 @@
 import { workers } from '@weave/sdk/protocol';
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
-import type { Tx } from '../store/with-tx.js';
+import type { RowsOf, Tx } from '../store/with-tx.js';
 import { compareIds, toId } from '../store/values.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import { completeAttempt, planCompletion } from './complete-attempt.js';
@@ -51,6 +51,16 @@ interface Accepted {
 export interface BatchOptions {
   /** Test seam: the settlement step (default settleTask), to force a refusal while settling. */
   readonly settle?: typeof settleTask;
+  /**
+   * The batch's rows, already locked by the caller with `lockBatchReads` (sent together with
+   * its own reads); the batch then reads nothing before it settles.
+   */
+  readonly locked?: LockedBatch;
+}
+
+export interface LockedBatch {
+  readonly tasks: ReadonlyMap<string, Task>;
+  readonly attempts: ReadonlyMap<string, Attempt>;
 }
 
 export async function completeBatch(
@@ -68,7 +78,7 @@ export async function completeBatch(
     (seen.has(entry.item.taskId) ? repeated : first).push(entry);
     seen.add(entry.item.taskId);
   }
-  const { tasks, attempts } = await lockBatch(tx, first);
+  const { tasks, attempts } = options.locked ?? (await lockBatch(tx, first));
   const results: BatchItemResult[] = [];
   const accepted: Accepted[] = [];
   for (const { item, index } of first) {
@@ -168,31 +178,51 @@ const ID_PATTERN = /^[1-9][0-9]{0,18}$/;
  * lock order) and reads their attempts (only written under their task's lock) in the same packet
  * (`tx.readAll`). Ids that are not ids, or rows of another namespace, are simply absent.
  */
-async function lockBatch(tx: Tx, items: readonly Item[]) {
-  const namespaceId = items[0]?.item.namespaceId;
-  const taskIds = items.map(({ item }) => item.taskId).filter((id) => ID_PATTERN.test(id));
-  const attemptIds = items.map(({ item }) => item.attemptId).filter((id) => ID_PATTERN.test(id));
-  const tasks = new Map<string, Task>();
-  const attempts = new Map<string, Attempt>();
-  if (namespaceId === undefined || taskIds.length === 0) {
-    return { tasks, attempts };
-  }
-  const [taskRows, attemptRows] = await tx.readAll(
-    tx.dialect.forUpdate(
-      tx.db
-        .selectFrom('tasks')
-        .selectAll()
-        .where('namespace_id', '=', namespaceId)
-        .where('id', 'in', taskIds)
-        .orderBy('id'),
-    ),
-    tx.db
-      .selectFrom('task_attempts')
-      .selectAll()
-      .where('namespace_id', '=', namespaceId)
-      .where('id', 'in', attemptIds.length > 0 ? attemptIds : ['0']),
+async function lockBatch(tx: Tx, items: readonly Item[]): Promise<LockedBatch> {
+  const reads = lockBatchReads(
+    tx,
+    items.map(({ item }) => item),
   );
-  taskRows.forEach((row) => tasks.set(toId(row.id), toTask(row)));
-  attemptRows.forEach((row) => attempts.set(toId(row.id), toAttempt(row)));
-  return { tasks, attempts };
+  return reads.queries === undefined
+    ? reads.locked([])
+    : reads.locked(await tx.readAll(...reads.queries));
+}
+
+/**
+ * `lockBatch` as queries and their mapping, for a caller that sends them with its own reads in
+ * one packet (grouped worker calls). `queries` is undefined when there is nothing to lock.
+ */
+export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
+  const namespaceId = items[0]?.namespaceId;
+  const taskIds = items.map((item) => item.taskId).filter((id) => ID_PATTERN.test(id));
+  const attemptIds = items.map((item) => item.attemptId).filter((id) => ID_PATTERN.test(id));
+  const queries =
+    namespaceId === undefined || taskIds.length === 0
+      ? undefined
+      : ([
+          tx.dialect.forUpdate(
+            tx.db
+              .selectFrom('tasks')
+              .selectAll()
+              .where('namespace_id', '=', namespaceId)
+              .where('id', 'in', taskIds)
+              .orderBy('id'),
+          ),
+          tx.db
+            .selectFrom('task_attempts')
+            .selectAll()
+            .where('namespace_id', '=', namespaceId)
+            .where('id', 'in', attemptIds.length > 0 ? attemptIds : ['0']),
+        ] as const);
+  type Rows = RowsOf<NonNullable<typeof queries>>;
+  return {
+    queries,
+    locked(rows: Rows | readonly []): LockedBatch {
+      const [taskRows = [], attemptRows = []] = rows;
+      return {
+        tasks: new Map(taskRows.map((row) => [toId(row.id), toTask(row)])),
+        attempts: new Map(attemptRows.map((row) => [toId(row.id), toAttempt(row)])),
+      };
+    },
+  };
 }

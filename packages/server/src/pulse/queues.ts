@@ -93,8 +93,22 @@ export async function findQueue(
   namespaceId: string,
   name: string,
 ): Promise<Queue | undefined> {
-  const row = await queueQuery(tx, namespaceId).where('q.name', '=', name).executeTakeFirst();
-  return row && toQueue(row);
+  const read = queueByName(tx, namespaceId, name);
+  return read.found(await read.query.execute());
+}
+
+/**
+ * The read of `findQueue` as a query and its mapping, for callers that send it together with
+ * other reads (`tx.readAll`, grouped worker calls).
+ */
+export function queueByName(tx: Tx, namespaceId: string, name: string) {
+  return {
+    query: queueQuery(tx, namespaceId).where('q.name', '=', name),
+    found: (rows: readonly QueueRow[]): Queue | undefined => {
+      const [row] = rows;
+      return row && toQueue(row);
+    },
+  };
 }
 
 export async function getQueue(tx: Tx, namespaceId: string, name: string): Promise<Queue> {

@@ -20,13 +20,15 @@ import type { Database } from '../store/database.js';
 import type { Settled } from '../store/tx-group.js';
 import { TxGroup } from '../store/tx-group.js';
 import type { Tx } from '../store/with-tx.js';
+import { compareIds } from '../store/values.js';
+import type { Attempt, Task } from './task-record.js';
 import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
 import { MAX_CLAIM_TASKS, claimShares, lockReady } from './claim-tasks.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import type { BatchItemResult, BatchOptions } from './complete-batch.js';
-import { completeBatch } from './complete-batch.js';
+import { completeBatch, lockBatchReads } from './complete-batch.js';
 import type { Queue } from './queues.js';
-import { findQueue } from './queues.js';
+import { queueByName } from './queues.js';
 
 export interface WorkerCallBody {
   readonly namespaceId: string;
@@ -99,31 +101,28 @@ export async function runWorkerCalls(
   options: WorkerCallOptions = {},
 ): Promise<Settled<WorkerCallResult>[]> {
   const settled: Settled<WorkerCallResult>[] = [];
-  const admitted: Admitted[] = [];
-  const queues = new Map<string, Queue | undefined>();
+  const bodies: { at: number; body: WorkerCallBody }[] = [];
   for (const [at, call] of calls.entries()) {
     try {
-      const body = await call.admit(tx);
-      const key = `${body.namespaceId}/${body.queueName}`;
-      if (!queues.has(key)) {
-        queues.set(key, await findQueue(tx, body.namespaceId, body.queueName));
-      }
-      const queue = queues.get(key);
-      if (queue === undefined && body.completions !== undefined) {
-        throw notFound(`queue ${body.queueName}`, { path: 'queue' });
-      }
-      admitted.push({ at, body, queue });
+      bodies.push({ at, body: await call.admit(tx) });
     } catch (error: unknown) {
-      if (!isWeaveError(error)) {
-        throw error;
-      }
-      settled[at] = { ok: false, error };
+      settled[at] = refused(error);
+    }
+  }
+  const { queues, locked } = await readTogether(tx, bodies);
+  const admitted: Admitted[] = [];
+  for (const { at, body } of bodies) {
+    const queue = queues.get(queueKey(body));
+    if (queue === undefined && body.completions !== undefined) {
+      settled[at] = refused(notFound(`queue ${body.queueName}`, { path: 'queue' }));
+    } else {
+      admitted.push({ at, body, queue });
     }
   }
   const answers = new Map<number, Answer>(
     admitted.map((a) => [a.at, { results: [], claimed: [] }]),
   );
-  await completeAll(tx, admitted, answers, options.batch);
+  await completeAll(tx, admitted, answers, { ...options.batch, locked });
   await claimAll(tx, admitted, answers);
   for (const { at, queue } of admitted) {
     const answer = answers.get(at) as Answer;
@@ -135,12 +134,66 @@ export async function runWorkerCalls(
   return settled;
 }
 
+/** Only refusals are a call's own outcome; anything else fails the group (run alone again). */
+function refused(error: unknown): Settled<WorkerCallResult> {
+  if (!isWeaveError(error)) {
+    throw error;
+  }
+  return { ok: false, error };
+}
+
+function queueKey(body: WorkerCallBody): string {
+  return `${body.namespaceId}/${body.queueName}`;
+}
+
+/**
+ * The reads the group needs before it writes, in one packet: each queue named, and every
+ * completion's task (locked, ascending id, namespaces in id order) and attempt.
+ */
+async function readTogether(tx: Tx, bodies: readonly { body: WorkerCallBody }[]) {
+  const queueReads = new Map<string, ReturnType<typeof queueByName>>();
+  const items = new Map<string, CompleteRequest[]>();
+  for (const { body } of bodies) {
+    const key = queueKey(body);
+    if (!queueReads.has(key)) {
+      queueReads.set(key, queueByName(tx, body.namespaceId, body.queueName));
+    }
+    for (const { index: _index, ...item } of body.completions ?? []) {
+      items.set(body.namespaceId, [...(items.get(body.namespaceId) ?? []), item]);
+    }
+  }
+  const lockReads = [...items.keys()]
+    .sort(compareIds)
+    .map((namespaceId) => lockBatchReads(tx, items.get(namespaceId) ?? []));
+  const queries = [
+    ...[...queueReads.values()].map((r) => r.query),
+    ...lockReads.flatMap((r) => r.queries ?? []),
+  ];
+  const rows: unknown[][] = queries.length === 0 ? [] : await tx.readAll(...queries);
+  const queues = new Map<string, Queue | undefined>();
+  let next = 0;
+  for (const [key, read] of queueReads) {
+    queues.set(key, read.found((rows[next++] ?? []) as Parameters<typeof read.found>[0]));
+  }
+  const tasks = new Map<string, Task>();
+  const attempts = new Map<string, Attempt>();
+  for (const read of lockReads) {
+    if (read.queries !== undefined) {
+      const pair = [rows[next++] ?? [], rows[next++] ?? []] as const;
+      const locked = read.locked(pair as Parameters<typeof read.locked>[0]);
+      locked.tasks.forEach((task, id) => tasks.set(id, task));
+      locked.attempts.forEach((attempt, id) => attempts.set(id, attempt));
+    }
+  }
+  return { queues, locked: { tasks, attempts } };
+}
+
 /** Every call's completions of one namespace in one `completeBatch`, answered back by index. */
 async function completeAll(
   tx: Tx,
   admitted: readonly Admitted[],
   answers: Map<number, Answer>,
-  batchOptions: BatchOptions | undefined,
+  batchOptions: BatchOptions,
 ): Promise<void> {
   const byNamespace = new Map<string, { at: number; index: number; item: CompleteRequest }[]>();
   for (const { at, body, queue } of admitted) {
