@@ -42,7 +42,10 @@ export function isWeaveApiError(value: unknown): value is WeaveApiError {
 }
 
 /** An error answer (status + body) → `WeaveApiError`. */
-export function toApiError(response: Response, body: Plain): WeaveApiError {
+export function toApiError(
+  response: { readonly status: number; readonly headers: Headers },
+  body: Plain,
+): WeaveApiError {
   const error = asRecord(body)?.error;
   const e = asRecord(error ?? null) ?? {};
   const code = typeof e.code === 'string' ? e.code : 'internal';

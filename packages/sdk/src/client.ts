@@ -1,7 +1,8 @@
 /**
  * `WeaveClient`: the typed HTTP client of the Weave API (API.md). Every method is one route
  * contract of `@weave/sdk/protocol` (method, path, body and answer types); bodies are written
- * and read with @weave/json so numbers stay exact. Uses the global `fetch`.
+ * and read with @weave/json so numbers stay exact. Sends over `node:http` on Node and the global
+ * `fetch` elsewhere, unless given a `fetch` (http-exchange.ts).
  *
  * @example
  * const client = new WeaveClient({ url: 'http://127.0.0.1:8420', namespace: 'dev', apiKey });
@@ -13,6 +14,8 @@ import type { Plain } from './plain.js';
 import type { BodyOf, QueryOf, RouteContract } from './protocol/index.js';
 import { admin, schedules, tasks, workers } from './protocol/index.js';
 import { ResultsClient } from './results.js';
+import { defaultExchange, viaFetch } from './http-exchange.js';
+import type { HttpExchange } from './http-exchange.js';
 import { send } from './transport.js';
 import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
 import type { Completion } from './types.js';
@@ -25,7 +28,7 @@ export type { ClientOptions, RawResponse, RequestOptions } from './transport.js'
 
 export class WeaveClient {
   readonly #options: ClientOptions;
-  readonly #fetch: typeof fetch;
+  readonly #exchange: HttpExchange;
   readonly #request: Requester = (method, path, options) => this.request(method, path, options);
   /** Orbit result streams and subscriptions, with `subscribe()` (docs/results.md). */
   readonly results: ResultsClient = new ResultsClient(this.#request);
@@ -40,7 +43,7 @@ export class WeaveClient {
 
   constructor(options: ClientOptions) {
     this.#options = { ...options, url: options.url.replace(/\/+$/, '') };
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#exchange = options.fetch === undefined ? defaultExchange() : viaFetch(options.fetch);
   }
 
   /** One call below `/v1/namespaces/{ns}`; throws `WeaveApiError` on an error answer. */
@@ -50,7 +53,7 @@ export class WeaveClient {
 
   /** The whole answer of one call (status and headers too). */
   requestRaw(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
-    return send(this.#options, this.#fetch, method, path, options);
+    return send(this.#options, this.#exchange, method, path, options);
   }
 
   #call<C extends RouteContract>(contract: C, args: CallArgs<C> = {}) {

@@ -1,5 +1,6 @@
 /**
- * @weave/sdk: the client SDK of Weave. Depends only on @weave/json and the global `fetch`.
+ * @weave/sdk: the client SDK of Weave. Depends only on @weave/json and, for HTTP, `node:http` on
+ * Node (node/index.ts, the package's `node` entry) or the global `fetch` elsewhere.
  * The client, the task `Worker`, webhook verification and `defineWorkflow`, a typed builder of
  * workflow definitions (docs/sdk.md "Defining workflows in TypeScript").
  *

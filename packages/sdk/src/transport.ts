@@ -1,11 +1,13 @@
 /**
  * One HTTP call of the Weave API below `/v1/namespaces/{ns}` (API.md): the bearer key, an
  * optional idempotency key, bodies written and read with @weave/json so numbers stay exact, and
- * an error answer turned into a `WeaveApiError`. Uses the global `fetch` unless given another.
+ * an error answer turned into a `WeaveApiError`. Over the platform's exchange (http-exchange.ts:
+ * `node:http` on Node, the global `fetch` elsewhere) unless given a `fetch`.
  */
 import { parse, stringify, utf8ByteLength } from '@weave/json';
 import type { JsonInput } from '@weave/json';
 import { bodyTooLarge, toApiError } from './api-error.js';
+import type { HttpExchange } from './http-exchange.js';
 import { toPlain } from './plain.js';
 import type { Plain } from './plain.js';
 
@@ -14,7 +16,10 @@ export interface ClientOptions {
   readonly url: string;
   readonly namespace: string;
   readonly apiKey: string;
-  /** Replaces the global fetch (tests, proxies). */
+  /**
+   * The `fetch` to send with (tests, proxies). Without it: on Node a keep-alive `node:http`
+   * client (the package's `node` entry), elsewhere the global `fetch`.
+   */
   readonly fetch?: typeof fetch;
   /**
    * Largest request body sent, in UTF-8 bytes (default 2 MiB, the server's default limit). A
@@ -45,7 +50,7 @@ export interface RawResponse {
 
 export async function send(
   client: ClientOptions,
-  fetchImpl: typeof fetch,
+  exchange: HttpExchange,
   method: string,
   path: string,
   options: RequestOptions,
@@ -72,15 +77,14 @@ export async function send(
   if (options.idempotencyKey !== undefined) {
     headers['idempotency-key'] = options.idempotencyKey;
   }
-  const response = await fetchImpl(url, {
+  const response = await exchange(url, {
     method,
     headers,
     ...(payload === undefined ? {} : { body: payload }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  const text = await response.text();
-  const body = text === '' ? null : toPlain(parse(text));
-  if (!response.ok) {
+  const body = response.text === '' ? null : toPlain(parse(response.text));
+  if (response.status < 200 || response.status > 299) {
     throw toApiError(response, body);
   }
   return { status: response.status, headers: response.headers, body };
