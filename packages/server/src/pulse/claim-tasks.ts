@@ -14,8 +14,8 @@
  */
 import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
-import type { Kysely, RawBuilder } from 'kysely';
-import type { Schema } from '../store/schema.js';
+import type { Kysely, RawBuilder, Selectable } from 'kysely';
+import type { Schema, TasksTable } from '../store/schema.js';
 import { inNamespaces } from '../store/namespace-filter.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
@@ -83,12 +83,21 @@ export async function lockReady(
   queue: { readonly namespaceId: string; readonly id: string },
   limit: number,
 ): Promise<Task[]> {
-  const rows = await readyQuery(tx, queue, limit).execute();
+  return takeResources(tx, await readyQuery(tx, queue, limit).execute());
+}
+
+/**
+ * The scanned rows whose resource key is free, with the key taken: a task whose key is held by
+ * another claimed or running task waits its turn. Lock order: all candidate task rows (the
+ * scan), then resource rows.
+ */
+export async function takeResources(
+  tx: Tx,
+  rows: readonly Selectable<TasksTable>[],
+): Promise<Task[]> {
   const tasks: Task[] = [];
   for (const row of rows) {
     const task = toTask(row);
-    // A task whose resource key is held by another claimed or running task waits its turn.
-    // Lock order: all candidate task rows (above), then resource rows.
     if (await acquireResource(tx, task)) {
       tasks.push(task);
     }

@@ -19,11 +19,19 @@ import { isWeaveError, notFound } from '../errors.js';
 import type { Database } from '../store/database.js';
 import type { Settled } from '../store/tx-group.js';
 import { TxGroup } from '../store/tx-group.js';
+import type { Selectable } from 'kysely';
+import type { TasksTable } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
 import { compareIds } from '../store/values.js';
 import type { Attempt, Task } from './task-record.js';
 import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
-import { MAX_CLAIM_TASKS, claimShares, lockReady } from './claim-tasks.js';
+import {
+  MAX_CLAIM_TASKS,
+  claimShares,
+  lockReady,
+  readyQuery,
+  takeResources,
+} from './claim-tasks.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import type { BatchItemResult, BatchOptions } from './complete-batch.js';
 import { completeBatch, lockBatchReads } from './complete-batch.js';
@@ -59,6 +67,13 @@ export interface WorkerCallResult {
 const MAX_CALLS_PER_GROUP = 32;
 
 export interface WorkerCallOptions {
+  /**
+   * Queue ids seen on this database, by `namespace/name` (one map per node's group). A queue row
+   * keeps its id for life (a queue deleted and created again is a new row with a new id), so a
+   * known id lets the claim scan go out in the same packet as the queue read; the read beside it
+   * decides whether the scan counts. Without it nothing is known and each scan follows its read.
+   */
+  readonly queueIds?: Map<string, string>;
   /** Test seam: passed to `completeBatch` (forces a refusal while settling). */
   readonly batch?: BatchOptions;
   /** Test seam: the size of each group as it starts. */
@@ -74,7 +89,8 @@ export function workerCallsOf(
 ): TxGroup<WorkerCall, WorkerCallResult> {
   let group = groups.get(database);
   if (group === undefined) {
-    group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, options), {
+    const known = { queueIds: new Map<string, string>(), ...options };
+    group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, known), {
       maxItems: MAX_CALLS_PER_GROUP,
       maxInFlight: 1,
       ...(options.onGroup === undefined ? {} : { onGroup: options.onGroup }),
@@ -109,7 +125,11 @@ export async function runWorkerCalls(
       settled[at] = refused(error);
     }
   }
-  const { queues, locked } = await readTogether(tx, bodies);
+  const { queues, locked, scanned } = await readTogether(
+    tx,
+    bodies,
+    options.queueIds ?? new Map<string, string>(),
+  );
   const admitted: Admitted[] = [];
   for (const { at, body } of bodies) {
     const queue = queues.get(queueKey(body));
@@ -123,7 +143,7 @@ export async function runWorkerCalls(
     admitted.map((a) => [a.at, { results: [], claimed: [] }]),
   );
   await completeAll(tx, admitted, answers, { ...options.batch, locked });
-  await claimAll(tx, admitted, answers);
+  await claimAll(tx, admitted, answers, scanned);
   for (const { at, queue } of admitted) {
     const answer = answers.get(at) as Answer;
     settled[at] = {
@@ -146,11 +166,30 @@ function queueKey(body: WorkerCallBody): string {
   return `${body.namespaceId}/${body.queueName}`;
 }
 
+/** What the claims of one queue want, in all (the scan's limit). */
+function claimWants(bodies: readonly { body: WorkerCallBody }[]): Map<string, number> {
+  const wants = new Map<string, number>();
+  for (const { body } of bodies) {
+    const n = Math.min(body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS);
+    if (n > 0) {
+      wants.set(queueKey(body), (wants.get(queueKey(body)) ?? 0) + n);
+    }
+  }
+  return wants;
+}
+
 /**
- * The reads the group needs before it writes, in one packet: each queue named, and every
- * completion's task (locked, ascending id, namespaces in id order) and attempt.
+ * The reads the group needs before it writes, in one packet: each queue named, every
+ * completion's task (locked, ascending id, namespaces in id order) and attempt, and — for a
+ * queue whose id this process already knows — the claim scan (SKIP LOCKED, after the task locks,
+ * as in one call). A scan whose queue turns out paused, missing or renamed is dropped: its rows
+ * were only locked, never written.
  */
-async function readTogether(tx: Tx, bodies: readonly { body: WorkerCallBody }[]) {
+async function readTogether(
+  tx: Tx,
+  bodies: readonly { body: WorkerCallBody }[],
+  knownQueueIds: Map<string, string>,
+) {
   const queueReads = new Map<string, ReturnType<typeof queueByName>>();
   const items = new Map<string, CompleteRequest[]>();
   for (const { body } of bodies) {
@@ -165,15 +204,27 @@ async function readTogether(tx: Tx, bodies: readonly { body: WorkerCallBody }[])
   const lockReads = [...items.keys()]
     .sort(compareIds)
     .map((namespaceId) => lockBatchReads(tx, items.get(namespaceId) ?? []));
+  const scans = [...claimWants(bodies)].flatMap(([key, limit]) => {
+    const id = knownQueueIds.get(key);
+    const namespaceId = key.slice(0, key.indexOf('/'));
+    return id === undefined ? [] : [{ key, id, query: readyQuery(tx, { namespaceId, id }, limit) }];
+  });
   const queries = [
     ...[...queueReads.values()].map((r) => r.query),
     ...lockReads.flatMap((r) => r.queries ?? []),
+    ...scans.map((scan) => scan.query),
   ];
   const rows: unknown[][] = queries.length === 0 ? [] : await tx.readAll(...queries);
   const queues = new Map<string, Queue | undefined>();
   let next = 0;
   for (const [key, read] of queueReads) {
-    queues.set(key, read.found((rows[next++] ?? []) as Parameters<typeof read.found>[0]));
+    const queue = read.found((rows[next++] ?? []) as Parameters<typeof read.found>[0]);
+    queues.set(key, queue);
+    if (queue === undefined) {
+      knownQueueIds.delete(key);
+    } else {
+      knownQueueIds.set(key, queue.id);
+    }
   }
   const tasks = new Map<string, Task>();
   const attempts = new Map<string, Attempt>();
@@ -185,7 +236,15 @@ async function readTogether(tx: Tx, bodies: readonly { body: WorkerCallBody }[])
       locked.attempts.forEach((attempt, id) => attempts.set(id, attempt));
     }
   }
-  return { queues, locked: { tasks, attempts } };
+  const scanned = new Map<string, readonly Selectable<TasksTable>[]>();
+  for (const scan of scans) {
+    const found = rows[next++] ?? [];
+    const queue = queues.get(scan.key);
+    if (queue !== undefined && queue.id === scan.id && !queue.paused) {
+      scanned.set(queue.id, found as Selectable<TasksTable>[]);
+    }
+  }
+  return { queues, locked: { tasks, attempts }, scanned };
 }
 
 /** Every call's completions of one namespace in one `completeBatch`, answered back by index. */
@@ -223,6 +282,7 @@ async function claimAll(
   tx: Tx,
   admitted: readonly Admitted[],
   answers: Map<number, Answer>,
+  scanned: ReadonlyMap<string, readonly Selectable<TasksTable>[]>,
 ): Promise<void> {
   const byQueue = new Map<string, Admitted[]>();
   for (const a of admitted) {
@@ -233,11 +293,15 @@ async function claimAll(
   for (const [queueId, claimers] of byQueue) {
     const wants = claimers.map((c) => Math.min(c.body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS));
     const namespaceId = claimers[0]?.body.namespaceId ?? '';
-    const locked = await lockReady(
-      tx,
-      { namespaceId, id: queueId },
-      wants.reduce((a, b) => a + b, 0),
-    );
+    const rows = scanned.get(queueId);
+    const locked =
+      rows === undefined
+        ? await lockReady(
+            tx,
+            { namespaceId, id: queueId },
+            wants.reduce((a, b) => a + b, 0),
+          )
+        : await takeResources(tx, rows);
     let next = 0;
     const shares = claimers.map(({ body }, i) => {
       const tasks = locked.slice(next, next + (wants[i] ?? 0));

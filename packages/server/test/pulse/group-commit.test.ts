@@ -11,6 +11,7 @@ import { writeAudit } from '../../src/auth/audit.js';
 import { settleTask } from '../../src/pulse/settle-task.js';
 import type { WorkerCall, WorkerCallBody, WorkerCallResult } from '../../src/pulse/worker-calls.js';
 import { runWorkerCalls } from '../../src/pulse/worker-calls.js';
+import { updateQueue } from '../../src/pulse/queues.js';
 import { TxGroup, eachInSavepoint } from '../../src/store/tx-group.js';
 import type { Tx } from '../../src/store/with-tx.js';
 import { forEachDialect } from '../support/databases.js';
@@ -163,6 +164,36 @@ forEachDialect((dialect) => {
       assert.equal(rowD.currentAttemptId, taskD.attemptId);
       assert.equal(rowE.currentAttemptId, taskE.attemptId);
       assert.equal(rowE.revision, taskE.task.revision + 2n, 'claimed and started');
+    });
+
+    test('a claim scanned in the first packet (the queue id known) hands out nothing once the queue is paused, and again once resumed', async () => {
+      const queueIds = new Map<string, string>();
+      const claimOnce = (workerId: string) =>
+        f.tx((tx) =>
+          runWorkerCalls(
+            tx,
+            [{ admit: () => Promise.resolve(body({ claim: { workerId, maxTasks: 5 } })) }],
+            { queueIds },
+          ),
+        );
+      const [learnt] = await claimOnce('w-learn');
+      assert.ok(learnt?.ok);
+      assert.equal(queueIds.get(`${f.namespaceId}/${f.queue}`), learnt.value.queueId);
+      const task = await f.submit();
+      await f.tx((tx) => updateQueue(tx, f.namespaceId, f.queue, { paused: true }));
+      const [paused] = await claimOnce('w-p');
+      assert.ok(paused?.ok);
+      assert.equal(paused.value.paused, true);
+      assert.deepEqual(paused.value.claimed, []);
+      assert.equal((await f.task(task.id)).status, 'PENDING', 'the scanned row was not written');
+      await f.tx((tx) => updateQueue(tx, f.namespaceId, f.queue, { paused: false }));
+      const [resumed] = await claimOnce('w-r');
+      assert.ok(resumed?.ok);
+      assert.deepEqual(
+        resumed.value.claimed.map((c) => c.task.id),
+        [task.id],
+      );
+      assert.equal((await f.task(task.id)).leaseOwner, 'w-r');
     });
 
     /** An audit row named `${prefix}.${name}`: a write the test can count. */
