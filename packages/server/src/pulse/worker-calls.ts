@@ -93,6 +93,7 @@ export function workerCallsOf(
     group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, known), {
       maxItems: MAX_CALLS_PER_GROUP,
       maxInFlight: 1,
+      overlapCommit: true,
       ...(options.onGroup === undefined ? {} : { onGroup: options.onGroup }),
     });
     groups.set(database, group);

@@ -24,6 +24,13 @@ export interface TxGroupOptions {
   readonly maxItems: number;
   /** Transactions of this group running at once (1: items queue behind the running one). */
   readonly maxInFlight: number;
+  /**
+   * Let the next transaction start once this one has done its work and only its COMMIT is left
+   * (the last step before it, after every `beforeCommit` hook), instead of after the COMMIT: the
+   * next group's first round trips overlap this one's fsync. Its row locks are still held until
+   * then, so the next group waits on them or (SKIP LOCKED) passes them by, as any other.
+   */
+  readonly overlapCommit?: boolean;
   /** Test seam: called with the items of each transaction before it runs. */
   readonly onGroup?: (size: number) => void;
 }
@@ -63,23 +70,40 @@ export class TxGroup<I, R> {
     while (this.#inFlight < this.#options.maxInFlight && this.#queue.length > 0) {
       const batch = this.#queue.splice(0, this.#options.maxItems);
       this.#inFlight++;
-      void this.#runGroup(batch).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
+      let released = false;
+      const release = () => {
+        if (!released) {
+          released = true;
+          this.#inFlight--;
+          this.#pump();
+        }
+      };
+      void this.#runGroup(
+        batch,
+        this.#options.overlapCommit === true ? release : undefined,
+      ).finally(release);
     }
   }
 
-  async #runGroup(batch: readonly Waiting<I, R>[]): Promise<void> {
+  async #runGroup(batch: readonly Waiting<I, R>[], atCommit?: () => void): Promise<void> {
     this.#options.onGroup?.(batch.length);
     let settled: readonly Settled<R>[];
     try {
-      settled = await withTx(this.#database, (tx) =>
-        this.#run(
+      settled = await withTx(this.#database, async (tx) => {
+        const out = await this.#run(
           tx,
           batch.map((w) => w.item),
-        ),
-      );
+        );
+        if (atCommit !== undefined) {
+          // Registered last, it re-registers once so that it also runs after the hooks that the
+          // other hooks add while they run (Orbit's append): just before the COMMIT itself.
+          tx.beforeCommit(() => {
+            tx.beforeCommit(() => Promise.resolve(atCommit()));
+            return Promise.resolve();
+          });
+        }
+        return out;
+      });
     } catch (e: unknown) {
       if (batch.length === 1) {
         batch[0]?.reject(e);

@@ -257,6 +257,46 @@ forEachDialect((dialect) => {
       assert.equal(await auditOf(f, 'group.bad'), 0, 'the refused item left nothing');
     });
 
+    for (const overlapCommit of [true, false]) {
+      test(`with overlapCommit ${overlapCommit}, the next group starts ${overlapCommit ? 'before' : 'after'} the running one commits`, async () => {
+        const log: string[] = [];
+        const held = gate();
+        const entered = gate();
+        let groups = 0;
+        const group = new TxGroup<string, string>(
+          f.db.database,
+          async (tx, items) => {
+            if (items.includes('A')) {
+              entered.open();
+              await held.opened;
+            }
+            tx.afterCommit(() => log.push(`commit ${items.join()}`));
+            return eachInSavepoint(tx, items, async (inner, name) => {
+              await mark(inner, 'overlap', name);
+              return name;
+            });
+          },
+          {
+            maxItems: 32,
+            maxInFlight: 1,
+            overlapCommit,
+            onGroup: () => log.push(`group ${++groups}`),
+          },
+        );
+        const a = group.submit('A');
+        await entered.opened;
+        const b = group.submit('B');
+        held.open();
+        assert.deepEqual(await Promise.all([a, b]), ['A', 'B']);
+        assert.deepEqual(
+          log,
+          overlapCommit
+            ? ['group 1', 'group 2', 'commit A', 'commit B']
+            : ['group 1', 'commit A', 'group 2', 'commit B'],
+        );
+      });
+    }
+
     test('when the shared transaction fails as a whole, every item runs again alone and gets its own outcome', async () => {
       const { sizes, outcomes } = await heldGroup(['x', 'poison', 'y'], async (tx, items) => {
         if (items.length > 1 && items.includes('poison')) {
