@@ -53,6 +53,20 @@ export interface GroupedContext extends Omit<SessionContext, 'principal'> {
   admit<I>(tx: Tx): Promise<{ readonly principal: Principal; readonly input: I }>;
 }
 
+export interface SharedSetting {
+  readonly maxRequests: number;
+}
+
+/** Short requests (a submit, a heartbeat): many per shared transaction. */
+export const SHARE_SHORT: SharedSetting = { maxRequests: 32 };
+
+/**
+ * Requests that may be long and hold a hot row (a Start holds its application's quota row, and
+ * one of a PARALLEL of 100 writes 100 tasks): a few per shared transaction, so a group does not
+ * hold the row for the sum of many (docs/benchmarks.md, workflow run 4, S4).
+ */
+export const SHARE_LONG: SharedSetting = { maxRequests: 4 };
+
 export interface Answer<T> {
   /** One of the contract's `otherStatuses` instead of its `status` (e.g. 200 for an existing object). */
   readonly status?: 200 | 201 | 202;
@@ -81,9 +95,10 @@ export interface Route {
   readonly grouped?: (ctx: GroupedContext) => Promise<Answer<unknown>>;
   /**
    * The request's transaction may be shared with other such requests arriving on this node at
-   * the same time (group commit, run-route.ts): same steps, each under its own savepoint.
+   * the same time (group commit, run-route.ts): same steps, each under its own savepoint, at
+   * most `maxRequests` in one transaction. Routes with the same limit share one group.
    */
-  readonly shared?: boolean;
+  readonly shared?: SharedSetting;
   /**
    * Checks a replay must still pass before it answers the stored body (a Start replay re-checks
    * current rights and the version it pinned, A1.4). Throwing refuses the replay.
@@ -98,7 +113,7 @@ type Reader<C extends RouteContract, I> = C['body'] extends object
 interface ReplayCheck {
   readonly checkReplay?: (ctx: RouteContext, storedBody: string) => Promise<void>;
   /** See `Route.shared` (transactional routes only). */
-  readonly shared?: boolean;
+  readonly shared?: SharedSetting;
 }
 
 type Handlers<C extends RouteContract, I> = ReplayCheck &
@@ -139,7 +154,7 @@ export function route<C extends RouteContract, I = undefined>(
     handle: definition.handle as NonNullable<Route['handle']>,
     ...replay,
     ...grouped,
-    ...(definition.shared === true ? { shared: true } : {}),
+    ...(definition.shared === undefined ? {} : { shared: definition.shared }),
   };
 }
 

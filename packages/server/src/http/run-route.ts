@@ -19,7 +19,7 @@ import { TxGroup, eachInSavepoint } from '../store/tx-group.js';
 import { withTx } from '../store/with-tx.js';
 import type { Database, Tx } from '../store/with-tx.js';
 import type { TaskNotifier } from '../pulse/task-notifier.js';
-import type { Route, RouteSettings } from './route.js';
+import type { Route, RouteSettings, SharedSetting } from './route.js';
 
 export interface IncomingRequest {
   readonly params: Readonly<Record<string, string>>;
@@ -69,8 +69,8 @@ export async function runRoute(
     const body = (tx: Tx) => transactionBody(env, route, req, seen, tx);
     // A request with an Idempotency-Key runs alone: two with the same key in one transaction
     // would see each other's unfinished receipt instead of waiting for it.
-    return req.idempotencyKey === undefined && route.shared === true
-      ? await sharedGroupOf(env.database).submit(body)
+    return req.idempotencyKey === undefined && route.shared !== undefined
+      ? await sharedGroupOf(env.database, route.shared).submit(body)
       : await withTx(env.database, body);
   } catch (e: unknown) {
     if (isDenial(e, seen.crossNamespace === true)) {
@@ -143,25 +143,33 @@ async function runGrouped(env: RouteEnvironment, route: Route, req: IncomingRequ
   return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
 }
 
-/** Most requests in one shared transaction. */
-const MAX_SHARED_REQUESTS = 32;
-
-const sharedGroups = new WeakMap<Database, TxGroup<(tx: Tx) => Promise<Outgoing>, Outgoing>>();
+const sharedGroups = new WeakMap<
+  Database,
+  Map<number, TxGroup<(tx: Tx) => Promise<Outgoing>, Outgoing>>
+>();
 
 /**
- * This node's group for `shared` routes (submits, the single-task worker calls): requests that
- * arrive while one such transaction runs share the next, each under its own savepoint
- * (store/tx-group.ts), so a refused request leaves nothing and the others commit.
+ * This node's group for `shared` routes of one limit (submits, Starts, the single-task worker
+ * calls): requests that arrive while one such transaction runs share the next, each under its
+ * own savepoint (store/tx-group.ts), so a refused request leaves nothing and the others commit.
  */
-function sharedGroupOf(database: Database) {
-  let group = sharedGroups.get(database);
+function sharedGroupOf(database: Database, setting: SharedSetting) {
+  let groups = sharedGroups.get(database);
+  if (groups === undefined) {
+    groups = new Map();
+    sharedGroups.set(database, groups);
+  }
+  let group = groups.get(setting.maxRequests);
   if (group === undefined) {
     group = new TxGroup<(tx: Tx) => Promise<Outgoing>, Outgoing>(
       database,
       (tx, bodies) => eachInSavepoint(tx, bodies, (inner, body) => body(inner)),
-      { maxItems: MAX_SHARED_REQUESTS, maxInFlight: database.dialect.name === 'sqlite' ? 1 : 2 },
+      {
+        maxItems: setting.maxRequests,
+        maxInFlight: database.dialect.name === 'sqlite' ? 1 : 2,
+      },
     );
-    sharedGroups.set(database, group);
+    groups.set(setting.maxRequests, group);
   }
   return group;
 }

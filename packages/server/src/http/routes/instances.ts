@@ -30,7 +30,7 @@ import {
 } from '../instance-views.js';
 import { pageBody, readPage } from '../paging.js';
 import { queryBigInt, queryInteger } from '../query-fields.js';
-import { route } from '../route.js';
+import { SHARE_LONG, route } from '../route.js';
 import type { RouteContext } from '../route.js';
 
 function parseStart(body: JsonValue | undefined) {
@@ -79,7 +79,7 @@ export const instanceRoutes = [
   route(instances.startInstance, {
     parse: parseStart,
     checkReplay: checkStartReplay,
-    shared: true,
+    shared: SHARE_LONG,
     async handle(ctx, start) {
       const { instanceId } = await startInstance(ctx.tx, {
         ...start,

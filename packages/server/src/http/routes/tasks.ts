@@ -7,7 +7,7 @@ import { getTask, listTaskEvents, listTasks } from '../../pulse/list-tasks.js';
 import { reviewTask } from '../../pulse/review-task.js';
 import { submitTask } from '../../pulse/submit-task.js';
 import { pageBody, readPage } from '../paging.js';
-import { route } from '../route.js';
+import { SHARE_SHORT, route } from '../route.js';
 import type { RouteContext } from '../route.js';
 import { parseReview, parseSubmit } from '../task-fields.js';
 import { receiptView, taskEventView, taskView } from '../task-views.js';
@@ -29,7 +29,7 @@ function statusFilter(ctx: RouteContext) {
 export const taskRoutes = [
   route(tasks.submitTask, {
     parse: parseSubmit,
-    shared: true,
+    shared: SHARE_SHORT,
     async handle(ctx, fields) {
       const queueName = ctx.params.queue ?? '';
       requireQueue(ctx.principal, queueName);

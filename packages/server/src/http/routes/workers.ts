@@ -15,7 +15,7 @@ import { getTask } from '../../pulse/list-tasks.js';
 import { getQueue } from '../../pulse/queues.js';
 import { startAttempt } from '../../pulse/start-attempt.js';
 import { workerCallsOf } from '../../pulse/worker-calls.js';
-import { route } from '../route.js';
+import { SHARE_SHORT, route } from '../route.js';
 import type { RouteContext } from '../route.js';
 import { batchView, claimedTaskView, receiptView } from '../task-views.js';
 import { parseBatch, parseClaim, parseComplete, parsePermit } from '../worker-fields.js';
@@ -51,14 +51,14 @@ export const workerRoutes = [
     },
   }),
   route(workers.startAttempt, {
-    shared: true,
+    shared: SHARE_SHORT,
     parse: parsePermit,
     async handle(ctx, permit) {
       return { body: receiptView(await startAttempt(ctx.tx, await attemptRef(ctx, permit))) };
     },
   }),
   route(workers.heartbeatAttempt, {
-    shared: true,
+    shared: SHARE_SHORT,
     parse: parsePermit,
     async handle(ctx, permit) {
       const answer = await heartbeatAttempt(ctx.tx, await attemptRef(ctx, permit));
@@ -71,7 +71,7 @@ export const workerRoutes = [
     },
   }),
   route(workers.completeAttempt, {
-    shared: true,
+    shared: SHARE_SHORT,
     parse: parseComplete,
     async handle(ctx, { permit, completion }) {
       const receipt = await completeAttempt(ctx.tx, {
