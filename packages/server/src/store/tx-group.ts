@@ -1,9 +1,9 @@
 /**
  * Group commit across callers (docs/design/hot-path.md §2): calls that arrive on one node while
  * a transaction of their kind is running wait for it, then share the next transaction and its
- * COMMIT (one fsync), up to `maxItems` calls. There is no timer: an idle group starts a call at
- * once, so the added latency is bounded by one transaction of the kind already running; under
- * load the group grows to whatever arrived meanwhile.
+ * COMMIT (one fsync), up to `maxItems` calls. There is no timer: an idle group starts at the end
+ * of the event loop's turn (`#startSoon`), so the added latency is bounded by one transaction of
+ * the kind already running; under load the group grows to whatever arrived meanwhile.
  *
  * `run(tx, items)` does the work of every item in the one transaction and settles each on its
  * own (`Settled`): a refused item must leave nothing behind (a savepoint, or checks made before
@@ -62,6 +62,26 @@ export class TxGroup<I, R> {
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
+      this.#startSoon();
+    });
+  }
+
+  #scheduled = false;
+
+  /**
+   * An idle group starts at the end of this turn of the event loop (`setImmediate`), not at
+   * once: the requests read from the sockets in the same turn join it. On SQLite this is what
+   * makes a group at all: a transaction there runs to its COMMIT without giving the loop back,
+   * so no request could arrive while it runs. When a transaction ends, the group goes on at once
+   * with whatever waited meanwhile (`#pump`).
+   */
+  #startSoon(): void {
+    if (this.#scheduled) {
+      return;
+    }
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
       this.#pump();
     });
   }
