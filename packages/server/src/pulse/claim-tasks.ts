@@ -187,7 +187,7 @@ interface Claimed {
 }
 
 /** The locked, resource-holding tasks → attempts, task rows and events, one statement each. */
-export async function claimLocked(
+async function claimLocked(
   tx: Tx,
   tasks: readonly Task[],
   request: ClaimRequest,

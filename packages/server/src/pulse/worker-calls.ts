@@ -76,25 +76,19 @@ export interface WorkerCallOptions {
   readonly queueIds?: Map<string, string>;
   /** Test seam: passed to `completeBatch` (forces a refusal while settling). */
   readonly batch?: BatchOptions;
-  /** Test seam: the size of each group as it starts. */
-  readonly onGroup?: (size: number) => void;
 }
 
 const groups = new WeakMap<Database, TxGroup<WorkerCall, WorkerCallResult>>();
 
 /** This node's group of worker calls on `database`. */
-export function workerCallsOf(
-  database: Database,
-  options: WorkerCallOptions = {},
-): TxGroup<WorkerCall, WorkerCallResult> {
+export function workerCallsOf(database: Database): TxGroup<WorkerCall, WorkerCallResult> {
   let group = groups.get(database);
   if (group === undefined) {
-    const known = { queueIds: new Map<string, string>(), ...options };
-    group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, known), {
+    const options = { queueIds: new Map<string, string>() };
+    group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, options), {
       maxItems: MAX_CALLS_PER_GROUP,
       maxInFlight: 1,
       overlapCommit: true,
-      ...(options.onGroup === undefined ? {} : { onGroup: options.onGroup }),
     });
     groups.set(database, group);
   }
@@ -167,11 +161,16 @@ function queueKey(body: WorkerCallBody): string {
   return `${body.namespaceId}/${body.queueName}`;
 }
 
+/** How many tasks a call's claim may take (none without a claim). */
+function wantOf(body: WorkerCallBody): number {
+  return Math.min(body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS);
+}
+
 /** What the claims of one queue want, in all (the scan's limit). */
 function claimWants(bodies: readonly { body: WorkerCallBody }[]): Map<string, number> {
   const wants = new Map<string, number>();
   for (const { body } of bodies) {
-    const n = Math.min(body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS);
+    const n = wantOf(body);
     if (n > 0) {
       wants.set(queueKey(body), (wants.get(queueKey(body)) ?? 0) + n);
     }
@@ -287,12 +286,12 @@ async function claimAll(
 ): Promise<void> {
   const byQueue = new Map<string, Admitted[]>();
   for (const a of admitted) {
-    if (a.body.claim !== undefined && a.body.claim.maxTasks > 0 && a.queue?.paused === false) {
+    if (wantOf(a.body) > 0 && a.queue?.paused === false) {
       byQueue.set(a.queue.id, [...(byQueue.get(a.queue.id) ?? []), a]);
     }
   }
   for (const [queueId, claimers] of byQueue) {
-    const wants = claimers.map((c) => Math.min(c.body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS));
+    const wants = claimers.map((c) => wantOf(c.body));
     const namespaceId = claimers[0]?.body.namespaceId ?? '';
     const rows = scanned.get(queueId);
     const locked =
