@@ -95,14 +95,23 @@ async function authorize(tx: Tx, route: Route, req: IncomingRequest, seen: Seen)
 }
 
 function contextOf(env: RouteEnvironment, req: IncomingRequest, principal: Principal) {
+  return { principal, ...requestContext(env, req) };
+}
+
+/** What every handler sees of the request and the node, before it is known who sent it. */
+function requestContext(env: RouteEnvironment, req: IncomingRequest) {
   return {
-    principal,
     params: req.params,
     query: req.query,
     requestId: req.requestId,
     notifier: env.notifier,
     settings: env.settings,
   };
+}
+
+/** What the handlers that open their own transactions (session, grouped) get beside it. */
+function outsideTransaction(env: RouteEnvironment, req: IncomingRequest) {
+  return { database: env.database, signal: req.signal ?? new AbortController().signal };
 }
 
 async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequest, seen: Seen) {
@@ -112,11 +121,7 @@ async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequ
   }
   const input = route.parse(req.body);
   const result = await route.session(
-    {
-      ...contextOf(env, req, principal),
-      database: env.database,
-      signal: req.signal ?? new AbortController().signal,
-    },
+    { ...contextOf(env, req, principal), ...outsideTransaction(env, req) },
     input,
   );
   return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
@@ -128,13 +133,8 @@ async function runGrouped(env: RouteEnvironment, route: Route, req: IncomingRequ
     throw new Error(`route ${route.contract.path} has no grouped handler`);
   }
   const result = await route.grouped({
-    params: req.params,
-    query: req.query,
-    requestId: req.requestId,
-    notifier: env.notifier,
-    settings: env.settings,
-    database: env.database,
-    signal: req.signal ?? new AbortController().signal,
+    ...requestContext(env, req),
+    ...outsideTransaction(env, req),
     async admit<I>(tx: Tx) {
       const principal = await authorize(tx, route, req, seen);
       return { principal, input: route.parse(req.body) as I };
