@@ -1,4 +1,5 @@
-/** Percentiles and the Markdown table of the burn-down bench (burn-down.ts). */
+/** Percentiles and the Markdown tables of the burn-down bench (burn-down.ts). */
+import type { CpuUse } from './cpu-use.js';
 
 export interface Row {
   readonly name: string;
@@ -13,6 +14,10 @@ export interface Row {
   readonly p50: number | undefined;
   readonly p99: number | undefined;
   readonly latencyCount: number;
+  /** Pulse: worker calls per grouped transaction over the drain (`weave_group_commit_items`). */
+  readonly callsPerGroup: number | undefined;
+  /** CPU seconds by role over the drain (cpu-use.ts); undefined off Linux. */
+  readonly cpu: CpuUse | undefined;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -32,6 +37,55 @@ function ratio(row: Row, peer: Row | undefined): string {
 
 function fixed(value: number | undefined, digits: number): string {
   return value === undefined ? 'n/a' : value.toFixed(digits);
+}
+
+/** A Markdown table: first column left-aligned, the others right-aligned. */
+function markdownTable(header: readonly string[], body: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ')} |`;
+  return [line(header), rule, ...body.map(line)].join('\n');
+}
+
+/**
+ * Where the drain's CPU went: ms of CPU per job for each role, and how busy the machine was
+ * (cores in use on average, out of all).
+ */
+export function formatCpuTable(rows: readonly Row[]): string {
+  const header = [
+    'system',
+    'database',
+    'server',
+    'workers',
+    'harness',
+    'other',
+    'busy cores',
+    'calls/group',
+  ];
+  const body = rows.map((r) => {
+    const cpu = r.cpu;
+    const perJob = (seconds: number | undefined) =>
+      seconds === undefined ? 'n/a' : ((seconds * 1000) / r.jobs).toFixed(3);
+    const busy =
+      cpu === undefined
+        ? 'n/a'
+        : (
+            (cpu.database + cpu.server + cpu.workers + cpu.harness + cpu.other) /
+            (r.drainMs / 1000)
+          ).toFixed(2);
+    return [
+      r.name,
+      perJob(cpu?.database),
+      r.kind === 'pulse' ? perJob(cpu?.server) : '',
+      perJob(cpu?.workers),
+      perJob(cpu?.harness),
+      perJob(cpu?.other),
+      busy,
+      r.kind === 'pulse' ? fixed(r.callsPerGroup, 2) : '',
+    ];
+  });
+  return markdownTable(header, body);
 }
 
 export function formatTable(rows: readonly Row[]): string {
@@ -59,9 +113,5 @@ export function formatTable(rows: readonly Row[]): string {
     ratio(r, boss),
     ratio(r, graphile),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ')} |`;
-  return [line(header), rule, ...body.map(line)].join('\n');
+  return markdownTable(header, body);
 }

@@ -30,6 +30,8 @@ export interface Commits {
   readonly commits: number;
   /** MariaDB only: `Handler_commit` (every statement commit, reads included). */
   readonly handler?: number;
+  /** Pulse only: grouped worker-call transactions and the calls they held, over all nodes. */
+  readonly groups?: { readonly count: number; readonly calls: number };
 }
 
 export interface System {
@@ -46,6 +48,8 @@ export interface System {
   commits(): Promise<Commits | undefined>;
   /** Read-only queries this harness issued on the bench database (subtracted from PG counts). */
   readonly ownQueries: number;
+  /** The server processes this system started (none for the PostgreSQL queues). */
+  readonly serverPids: readonly number[];
   workerConfig(slot: number, concurrency: number): WorkerConfig;
   teardown(): Promise<void>;
 }
@@ -128,6 +132,10 @@ export class PulseSystem implements System {
   #dbName = '';
   #key = '';
   #running: Node[] = [];
+
+  get serverPids(): readonly number[] {
+    return this.#running.flatMap((node) => (node.child.pid === undefined ? [] : [node.child.pid]));
+  }
   #sql: Connection | undefined;
   #sqlite: Sqlite.Database | undefined;
   ownQueries = 0;
@@ -220,8 +228,9 @@ export class PulseSystem implements System {
   }
 
   async commits(): Promise<Commits | undefined> {
+    const groups = await this.#groups();
     if (this.#sql === undefined) {
-      return undefined;
+      return { commits: Number.NaN, groups };
     }
     const [rows] = await this.#sql.query<RowDataPacket[]>(
       "SHOW GLOBAL STATUS WHERE Variable_name IN ('Handler_commit', 'Com_commit')",
@@ -231,7 +240,22 @@ export class PulseSystem implements System {
     return {
       commits: get('Com_commit'),
       handler: get('Handler_commit'),
+      groups,
     };
+  }
+
+  /** `weave_group_commit_items{group="worker_calls"}` count and sum, summed over the nodes. */
+  async #groups(): Promise<{ count: number; calls: number }> {
+    let count = 0;
+    let calls = 0;
+    for (const node of this.#running) {
+      const text = await (await fetch(`${node.url}/metrics`)).text();
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}\\{group="worker_calls"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      count += value('weave_group_commit_items_count');
+      calls += value('weave_group_commit_items_sum');
+    }
+    return { count, calls };
   }
 
   workerConfig(slot: number, concurrency: number): WorkerConfig {
@@ -267,6 +291,7 @@ abstract class PgSystem {
   protected readonly url = `postgres://postgres@127.0.0.1:5432/${this.dbName}`;
   protected probe: pg.Client | undefined;
   ownQueries = 0;
+  readonly serverPids: readonly number[] = [];
 
   protected async createDatabase(): Promise<void> {
     const admin = new pg.Client(PG_ADMIN);

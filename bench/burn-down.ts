@@ -11,11 +11,13 @@
  * p50/p99. Every phase is bounded in time; everything runs on loopback.
  */
 import { fork } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GraphileSystem, PgBossSystem, PulseSystem } from './burn-down-systems.js';
 import type { Commits, System } from './burn-down-systems.js';
-import { formatTable, percentile } from './burn-down-report.js';
+import { formatCpuTable, formatTable, percentile } from './burn-down-report.js';
+import { cpuUse, snapshot } from './cpu-use.js';
 import type { Row } from './burn-down-report.js';
 
 const WORKER_JS = fileURLToPath(new URL('./burn-down-worker.js', import.meta.url));
@@ -105,6 +107,10 @@ class Workers {
     await Promise.all(ready);
   }
 
+  get pids(): number[] {
+    return this.#children.flatMap((child) => (child.pid === undefined ? [] : [child.pid]));
+  }
+
   /** Every process starts claiming now. */
   go(): void {
     this.#children.forEach((child) => child.send({ go: true }));
@@ -159,10 +165,15 @@ async function runVariant(system: System, options: Options): Promise<Row> {
     const before: Commits | undefined = await system.commits();
     const queriesBefore = system.ownQueries;
     await workers.start(system);
+    const cpuBefore = snapshot();
     started = Date.now();
     workers.go();
     await waitDrained(system, DRAIN_TIMEOUT_MS);
     const drainMs = Date.now() - started;
+    const cpu = cpuUse(cpuBefore, snapshot(), {
+      servers: system.serverPids,
+      workers: workers.pids,
+    });
     const after: Commits | undefined = await system.commits();
     const ownQueries = system.ownQueries - queriesBefore;
     const jobsPerSecond = options.jobs / (drainMs / 1000);
@@ -195,9 +206,14 @@ async function runVariant(system: System, options: Options): Promise<Row> {
       drainMs,
       jobsPerSecond,
       commitsPerJob:
-        before === undefined || after === undefined
+        before === undefined || after === undefined || Number.isNaN(after.commits)
           ? undefined
           : (after.commits - before.commits - pgOwn) / options.jobs,
+      callsPerGroup:
+        before?.groups === undefined || after?.groups === undefined
+          ? undefined
+          : (after.groups.calls - before.groups.calls) /
+            Math.max(1, after.groups.count - before.groups.count),
       handlerCommitsPerJob:
         before?.handler === undefined || after?.handler === undefined
           ? undefined
@@ -205,6 +221,7 @@ async function runVariant(system: System, options: Options): Promise<Row> {
       p50: percentile(latencies, 0.5),
       p99: percentile(latencies, 0.99),
       latencyCount: latencies.length,
+      cpu,
     };
   } finally {
     await workers.stop();
@@ -239,6 +256,10 @@ async function main(): Promise<void> {
       `${CONCURRENCY_PER_PROCESS}; paced ${options.rate}/s × ${options.pacedSeconds} s\n\n`,
   );
   process.stdout.write(formatTable(rows) + '\n');
+  process.stdout.write(
+    '\nCPU during the drain, ms per job (all processes of each role; the machine has ' +
+      `${availableParallelism()} cores):\n\n${formatCpuTable(rows)}\n`,
+  );
   if (missing.length > 0) {
     process.stdout.write(`\nfailed variants: ${missing.join(', ')}\n`);
     process.exitCode = 1;

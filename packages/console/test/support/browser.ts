@@ -3,7 +3,7 @@
  * background networking or component updates, and a fresh user-data-dir per run. Missing
  * chromium skips the suite locally; with `CI=true` it is a failure (.ci/run installs it).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -43,4 +43,32 @@ export async function launchBrowser(): Promise<Browser> {
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * CPU time (user + system, ms) used so far by every running chromium process (browser,
+ * renderers, GPU, network), from `/proc`; NaN where there is no `/proc`. Unlike wall time it does
+ * not grow when other processes share the cores.
+ */
+export function chromiumCpuMs(): number {
+  let ticks = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+        if (!command.startsWith(CHROMIUM) && !command.endsWith('/chromium')) {
+          continue;
+        }
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // The process ended while /proc was read.
+      }
+    }
+  } catch {
+    return Number.NaN;
+  }
+  // Clock ticks are 1/100 s on Linux.
+  return ticks * 10;
 }

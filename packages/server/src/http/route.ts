@@ -51,21 +51,29 @@ export interface SessionContext extends Omit<RouteContext, 'tx'> {
  */
 export interface GroupedContext extends Omit<SessionContext, 'principal'> {
   admit<I>(tx: Tx): Promise<{ readonly principal: Principal; readonly input: I }>;
+  /**
+   * The request body as sent, not yet authenticated or checked: only for hints that change no
+   * outcome (the worker id a group waits for, worker-calls.ts). Everything else reads `admit`'s
+   * input.
+   */
+  readonly unchecked: JsonValue | undefined;
 }
 
 export interface SharedSetting {
+  /** The group's name in metrics (`weave_group_commit_items{group}`). */
+  readonly name: string;
   readonly maxRequests: number;
 }
 
 /** Short requests (a submit, a heartbeat): many per shared transaction. */
-export const SHARE_SHORT: SharedSetting = { maxRequests: 32 };
+export const SHARE_SHORT: SharedSetting = { name: 'shared_short', maxRequests: 32 };
 
 /**
  * Requests that may be long and hold a hot row (a Start holds its application's quota row, and
  * one of a PARALLEL of 100 writes 100 tasks): a few per shared transaction, so a group does not
  * hold the row for the sum of many (docs/benchmarks.md, workflow run 4, S4).
  */
-export const SHARE_LONG: SharedSetting = { maxRequests: 4 };
+export const SHARE_LONG: SharedSetting = { name: 'shared_long', maxRequests: 4 };
 
 export interface Answer<T> {
   /** One of the contract's `otherStatuses` instead of its `status` (e.g. 200 for an existing object). */

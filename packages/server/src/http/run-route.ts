@@ -135,6 +135,7 @@ async function runGrouped(env: RouteEnvironment, route: Route, req: IncomingRequ
   const result = await route.grouped({
     ...requestContext(env, req),
     ...outsideTransaction(env, req),
+    unchecked: req.body,
     async admit<I>(tx: Tx) {
       const principal = await authorize(tx, route, req, seen);
       return { principal, input: route.parse(req.body) as I };
@@ -165,6 +166,7 @@ function sharedGroupOf(database: Database, setting: SharedSetting) {
       database,
       (tx, bodies) => eachInSavepoint(tx, bodies, (inner, body) => body(inner)),
       {
+        name: setting.name,
         maxItems: setting.maxRequests,
         maxInFlight: database.dialect.name === 'sqlite' ? 1 : 2,
       },

@@ -11,7 +11,13 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../store/database.js';
-import type { ClaimFact, Observations, TaskEventFact, TimerFact } from '../store/observations.js';
+import type {
+  ClaimFact,
+  GroupFact,
+  Observations,
+  TaskEventFact,
+  TimerFact,
+} from '../store/observations.js';
 import type { DatabaseGauges } from './database-gauges.js';
 import { QUEUE_DEPTH_STATUSES, readDatabaseGauges } from './database-gauges.js';
 import { processMetrics } from './process-metrics.js';
@@ -34,6 +40,7 @@ export const DEFAULT_METRICS_CACHE_MS = 5_000;
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const CLAIM_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800, 3600];
 const TIMER_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const GROUP_BUCKETS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
 
 export interface ServerMetricsOptions {
   /** How long a database read is reused (default 5 s; 0: every scrape reads). */
@@ -88,6 +95,13 @@ export class ServerMetrics implements Observations {
     help: 'Workflow TIMER steps: fire time minus due time.',
     labelNames: ['namespace'],
     buckets: TIMER_BUCKETS,
+    registers: [this.#registry],
+  });
+  readonly #groupItems = new Histogram({
+    name: 'weave_group_commit_items',
+    help: 'Requests that shared one committed transaction (group commit), by group.',
+    labelNames: ['group'],
+    buckets: GROUP_BUCKETS,
     registers: [this.#registry],
   });
   readonly #dropped = new Counter({
@@ -183,6 +197,10 @@ export class ServerMetrics implements Observations {
         return namespace !== undefined;
       });
     }
+  }
+
+  groupCommitted(fact: GroupFact): void {
+    this.#groupItems.observe({ group: fact.group }, fact.items);
   }
 
   /** The exposition text: this server's metrics, then the process's. */

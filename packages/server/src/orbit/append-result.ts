@@ -14,8 +14,10 @@
  * is decided at commit time, from the hooks that survived.
  */
 import { stringify } from '@weave/json';
+import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
-import { compareIds, formatInstant, toId, toMicros } from '../store/values.js';
+import { compareIds, formatInstant, toId } from '../store/values.js';
+import type { WakeUps } from '../store/wake-ups.js';
 import type { Tx } from '../store/with-tx.js';
 
 export interface ResultEvent {
@@ -61,85 +63,101 @@ export function streamWakeUpKey(streamId: string): string {
 }
 
 async function flush(tx: Tx, events: readonly ResultEvent[]): Promise<void> {
-  const groups = new Map<string, ResultEvent[]>();
-  for (const event of events) {
-    const key =
-      event.streamId === null
-        ? `app:${event.namespaceId}:${event.applicationId}`
-        : `id:${event.streamId}`;
-    const group = groups.get(key);
-    if (group === undefined) {
-      groups.set(key, [event]);
-    } else {
-      group.push(event);
-    }
-  }
-  if (groups.size === 1) {
-    const [group] = groups.values() as unknown as [ResultEvent[]];
-    await appendLocked(tx, await streamRow(tx, group[0] as ResultEvent, true), group);
-    return;
-  }
-  // Several streams: resolve ids first, then lock in ascending id (one lock order everywhere).
   const byId = new Map<string, ResultEvent[]>();
-  for (const group of groups.values()) {
-    const first = group[0] as ResultEvent;
-    const id = first.streamId ?? (await streamRow(tx, first, false)).id;
-    byId.set(id, [...(byId.get(id) ?? []), ...group]);
+  for (const event of events) {
+    const id = event.streamId ?? (await defaultStreamId(tx, event));
+    byId.set(id, [...(byId.get(id) ?? []), event]);
   }
+  // Several streams: locked in ascending id (one lock order everywhere).
   for (const id of [...byId.keys()].sort(compareIds)) {
-    const group = byId.get(id) ?? [];
-    const first = group[0] as ResultEvent;
-    await appendLocked(tx, await streamRow(tx, { ...first, streamId: id }, true), group);
+    await append(tx, id, byId.get(id) ?? []);
   }
 }
 
-interface LockedStream {
-  readonly namespaceId: string;
-  readonly id: string;
-  readonly nextSeq: bigint;
-}
+/**
+ * Default streams by application, per database: an application's default stream is created with
+ * it and never deleted or replaced, so its id, once read, holds for the life of the process.
+ */
+const defaultStreams = new WeakMap<WakeUps, Map<string, string>>();
+/** Beyond this many applications the cache starts again (one read each). */
+const MAX_DEFAULT_STREAMS = 100_000;
 
-/** The target's stream row (by id, or the application's default), locked when `lock`. */
-async function streamRow(
+/** The id of the application's default stream (a plain read, once per process). */
+async function defaultStreamId(
   tx: Tx,
-  target: Pick<ResultEvent, 'namespaceId' | 'applicationId' | 'streamId'>,
-  lock: boolean,
-): Promise<LockedStream> {
-  let query = tx.db
+  target: Pick<ResultEvent, 'namespaceId' | 'applicationId'>,
+): Promise<string> {
+  let known = defaultStreams.get(tx.wakeUps);
+  if (known === undefined) {
+    known = new Map();
+    defaultStreams.set(tx.wakeUps, known);
+  }
+  const key = `${target.namespaceId}/${target.applicationId}`;
+  const cached = known.get(key);
+  if (cached !== undefined) {
+    return cached;
+  }
+  const row = await tx.db
     .selectFrom('orbit_streams')
-    .select(['id', 'next_seq'])
-    .where('namespace_id', '=', target.namespaceId);
-  query =
-    target.streamId === null
-      ? query.where('application_id', '=', target.applicationId).where('is_default', '=', 1)
-      : query.where('id', '=', target.streamId);
-  if (lock) {
-    query = tx.dialect.forUpdate(query);
-  }
-  const row = await query.executeTakeFirst();
+    .select('id')
+    .where('namespace_id', '=', target.namespaceId)
+    .where('application_id', '=', target.applicationId)
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
   if (row === undefined) {
-    const what = target.streamId ?? `the default of application ${target.applicationId}`;
-    throw new WeaveError('internal', `result stream ${what} does not exist`);
+    throw new WeaveError(
+      'internal',
+      `result stream: the default of application ${target.applicationId} does not exist`,
+    );
   }
-  return { namespaceId: target.namespaceId, id: toId(row.id), nextSeq: toMicros(row.next_seq) };
+  const id = toId(row.id);
+  // Cached once committed: a stream created by this very transaction may yet roll back.
+  tx.afterCommit(() => {
+    if (known.size >= MAX_DEFAULT_STREAMS) {
+      known.clear();
+    }
+    known.set(key, id);
+  });
+  return id;
 }
 
-async function appendLocked(
-  tx: Tx,
-  stream: LockedStream,
-  events: readonly ResultEvent[],
-): Promise<void> {
+/**
+ * Appends `events` to one stream with writes whose answers nobody needs, so on MariaDB they
+ * travel in the COMMIT's packet (coalescing-driver.ts) and the stream row is locked for that
+ * packet's run and the commit only, never across a round trip:
+ *   1. `UPDATE … SET next_seq = next_seq + n` locks the row and reserves seqs next … next+n−1;
+ *   2. the row's new `next_seq`, read back once (this transaction sees its own update;
+ *      `dialect.once`: a session variable on MariaDB);
+ *   3. one multi-row INSERT: event i gets `next_seq − n + i`, and its frozen body is that seq
+ *      spliced in front of the snapshot built here, byte for byte what it was when the seq was
+ *      read first (`{"seq":"7","type":…}`).
+ * A stream row that does not exist leaves the seq NULL, which the NOT NULL column refuses: the
+ * transaction fails as a whole.
+ */
+async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]): Promise<void> {
+  const namespaceId = (events[0] as ResultEvent).namespaceId;
+  const count = BigInt(events.length);
   const at = formatInstant(tx.now);
+  await tx.write(
+    tx.db
+      .updateTable('orbit_streams')
+      .set({ next_seq: sql`next_seq + ${count}` })
+      .where('id', '=', streamId)
+      .where('namespace_id', '=', namespaceId),
+  );
+  const next = tx.dialect.once(
+    'stream_next_seq',
+    sql<bigint>`(SELECT s.next_seq FROM orbit_streams s WHERE s.id = ${streamId} AND s.namespace_id = ${namespaceId})`,
+  );
+  if (next.set !== undefined) {
+    const set = next.set;
+    await tx.write({ compile: () => set.compile(tx.db) });
+  }
   const rows = events.map((event, i) => {
-    const seq = stream.nextSeq + BigInt(i);
-    const body = stringify({
-      seq: seq.toString(),
-      type: event.type,
-      at,
-      ...event.fields,
-    });
+    const seq = sql<bigint>`${next.ref} - ${count - BigInt(i)}`;
+    const snapshot = stringify({ type: event.type, at, ...event.fields });
     return {
-      stream_id: stream.id,
+      stream_id: streamId,
       seq,
       namespace_id: event.namespaceId,
       type: event.type,
@@ -147,34 +165,31 @@ async function appendLocked(
       source_id: event.source.id,
       source_revision: event.revision,
       at: tx.now,
-      body,
+      // '{"seq":"<seq>",' + the snapshot without its opening brace.
+      body: tx.dialect.concat([sql`'{"seq":"'`, seq, sql`'",'`, sql`${snapshot.slice(1)}`]),
+      size: snapshot.length,
     };
   });
   for (const chunk of chunksByBytes(rows)) {
-    await tx.write(tx.db.insertInto('orbit_result_events').values(chunk));
+    await tx.write(
+      tx.db.insertInto('orbit_result_events').values(chunk.map(({ size: _size, ...row }) => row)),
+    );
   }
-  await tx.write(
-    tx.db
-      .updateTable('orbit_streams')
-      .set({ next_seq: stream.nextSeq + BigInt(rows.length) })
-      .where('id', '=', stream.id)
-      .where('namespace_id', '=', stream.namespaceId),
-  );
-  tx.afterCommit(() => tx.wakeUps.notify(streamWakeUpKey(stream.id)));
+  tx.afterCommit(() => tx.wakeUps.notify(streamWakeUpKey(streamId)));
 }
 
-function chunksByBytes<T extends { body: string }>(rows: readonly T[]): T[][] {
+function chunksByBytes<T extends { size: number }>(rows: readonly T[]): T[][] {
   const chunks: T[][] = [];
   let current: T[] = [];
   let bytes = 0;
   for (const row of rows) {
-    if (current.length > 0 && bytes + row.body.length * 3 > INSERT_CHUNK_BYTES) {
+    if (current.length > 0 && bytes + row.size * 3 > INSERT_CHUNK_BYTES) {
       chunks.push(current);
       current = [];
       bytes = 0;
     }
     current.push(row);
-    bytes += row.body.length * 3;
+    bytes += row.size * 3;
   }
   if (current.length > 0) {
     chunks.push(current);

@@ -83,7 +83,10 @@ export async function claimWithWait(
 async function claimOnce(database: Database, request: ClaimRequest): Promise<ClaimOutcome> {
   const { namespaceId, queueName, queue: _known, ...claim } = request;
   const body = { namespaceId, queueName, claim };
-  const outcome = await workerCallsOf(database).submit({ admit: () => Promise.resolve(body) });
+  const outcome = await workerCallsOf(database).submit({
+    admit: () => Promise.resolve(body),
+    caller: request.workerId,
+  });
   return { queueId: outcome.queueId, paused: outcome.paused, claimed: outcome.claimed };
 }
 

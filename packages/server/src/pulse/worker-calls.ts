@@ -52,6 +52,11 @@ export interface WorkerCallBody {
 export interface WorkerCall {
   /** Runs first in the shared transaction; writes nothing. A throw refuses this call only. */
   admit(tx: Tx): Promise<WorkerCallBody>;
+  /**
+   * The worker that calls (its `worker_id`), if known before admission: a hint only, for the
+   * group's wait for returning workers (`RETURN_WINDOW_MS`); it decides no outcome.
+   */
+  readonly caller?: string | undefined;
 }
 
 export interface WorkerCallResult {
@@ -65,6 +70,13 @@ export interface WorkerCallResult {
 
 /** Most calls in one transaction (each up to 100 completions and a claim of up to 100). */
 const MAX_CALLS_PER_GROUP = 32;
+
+/**
+ * How long a group may wait for workers that were just handed tasks (docs/design/hot-path.md
+ * §8): about a commit plus a worker's turn-around when its handler is quick. A worker that takes
+ * longer is not waited for, so real work is never delayed by it.
+ */
+export const RETURN_WINDOW_MS = 4;
 
 export interface WorkerCallOptions {
   /**
@@ -86,9 +98,16 @@ export function workerCallsOf(database: Database): TxGroup<WorkerCall, WorkerCal
   if (group === undefined) {
     const options = { queueIds: new Map<string, string>() };
     group = new TxGroup(database, (tx, calls) => runWorkerCalls(tx, calls, options), {
+      name: 'worker_calls',
       maxItems: MAX_CALLS_PER_GROUP,
       maxInFlight: 1,
       overlapCommit: true,
+      returning: {
+        windowMs: RETURN_WINDOW_MS,
+        callerOf: (call) => call.caller,
+        // Handed tasks, the worker reports them next: soon, if its handler is quick.
+        back: (result) => result.claimed.length > 0,
+      },
     });
     groups.set(database, group);
   }

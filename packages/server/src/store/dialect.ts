@@ -3,7 +3,7 @@
  * Kysely's DialectAdapter). No `if (mysql)` anywhere else.
  */
 import { sql } from 'kysely';
-import type { SelectQueryBuilder } from 'kysely';
+import type { RawBuilder, SelectQueryBuilder } from 'kysely';
 
 export type DialectName = 'mysql' | 'sqlite';
 
@@ -25,6 +25,16 @@ export interface Dialect {
   forUpdateSkipLocked<DB, TB extends keyof DB, O>(
     qb: SelectQueryBuilder<DB, TB, O>,
   ): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * A value computed once for several later statements of the same transaction that need no
+   * answer (they travel in one packet on MariaDB): there a session variable `@weave_<name>`,
+   * set by the statement `set` (run it first, before the statements that use `ref`), so the
+   * value is evaluated once; on SQLite, where there are no round trips and no session variables,
+   * `set` is undefined and `ref` is the expression itself, evaluated at each use.
+   */
+  once<T>(name: string, value: RawBuilder<T>): { set?: RawBuilder<unknown>; ref: RawBuilder<T> };
+  /** String concatenation of SQL expressions (numbers become their decimal text). */
+  concat(parts: readonly RawBuilder<unknown>[]): RawBuilder<string>;
   /** The retry class of an error thrown by the driver, if the transaction may simply be re-run. */
   retryableReason(error: unknown): RetryReason | undefined;
   isUniqueViolation(error: unknown): boolean;
@@ -58,6 +68,11 @@ export const mysqlDialect: Dialect = {
   // MariaDB 10.11 has no FOR SHARE; LOCK IN SHARE MODE is the same lock on MariaDB and MySQL.
   forShare: (qb) => qb.modifyEnd(sql`lock in share mode`),
   forUpdateSkipLocked: (qb) => qb.forUpdate().skipLocked(),
+  once: <T>(name: string, value: RawBuilder<T>) => ({
+    set: sql`SET ${sql.raw(`@weave_${name}`)} = ${value}`,
+    ref: sql<T>`${sql.raw(`@weave_${name}`)}`,
+  }),
+  concat: (parts) => sql<string>`CONCAT(${sql.join(parts)})`,
   retryableReason(error) {
     const errno = errorProperty(error, 'errno');
     if (errno === 1213) {
@@ -80,6 +95,13 @@ export const sqliteDialect: Dialect = {
   forUpdate: (qb) => qb,
   forShare: (qb) => qb,
   forUpdateSkipLocked: (qb) => qb,
+  once: <T>(_name: string, value: RawBuilder<T>) => ({ ref: sql<T>`(${value})` }),
+  // Each part in parentheses: `||` binds tighter than `+` and `-` in SQLite.
+  concat: (parts) =>
+    sql<string>`(${sql.join(
+      parts.map((part) => sql`(${part})`),
+      sql` || `,
+    )})`,
   retryableReason(error) {
     const code = errorProperty(error, 'code');
     return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' ? 'busy' : undefined;

@@ -26,14 +26,23 @@ export interface TimerFact {
   readonly latenessUs: Micros;
 }
 
+/** A grouped transaction that committed (store/tx-group.ts): its group and how many items. */
+export interface GroupFact {
+  /** The group's name (`worker_calls`, `shared_short`, …). */
+  readonly group: string;
+  readonly items: number;
+}
+
 export interface Observations {
   taskEvents(facts: readonly TaskEventFact[]): void;
   tasksClaimed(facts: readonly ClaimFact[]): void;
   timersFired(facts: readonly TimerFact[]): void;
+  groupCommitted(fact: GroupFact): void;
 }
 
 export const NO_OBSERVATIONS: Observations = Object.freeze({
   taskEvents: () => undefined,
   tasksClaimed: () => undefined,
   timersFired: () => undefined,
+  groupCommitted: () => undefined,
 });

@@ -14,12 +14,15 @@
  */
 import type { Database } from './database.js';
 import type { Tx } from './with-tx.js';
+import { ReturningCallers } from './returning-callers.js';
 import { withTx } from './with-tx.js';
 
 export type Settled<R> =
   { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
 
-export interface TxGroupOptions {
+export interface TxGroupOptions<I = unknown, R = unknown> {
+  /** The group's name in metrics (`weave_group_commit_items{group}`). */
+  readonly name: string;
   /** Most items in one transaction. */
   readonly maxItems: number;
   /** Transactions of this group running at once (1: items queue behind the running one). */
@@ -31,6 +34,17 @@ export interface TxGroupOptions {
    * then, so the next group waits on them or (SKIP LOCKED) passes them by, as any other.
    */
   readonly overlapCommit?: boolean;
+  /**
+   * Waiting for returning callers (returning-callers.ts): `callerOf` names an item's caller,
+   * `back` says from its outcome whether the caller will call again soon, and a group about to
+   * start waits up to `windowMs` (from when it could have started) for such callers, unless it
+   * is full. Without it a group never waits.
+   */
+  readonly returning?: {
+    readonly windowMs: number;
+    callerOf(item: I): string | undefined;
+    back(result: R): boolean;
+  };
   /** Test seam: called with the items of each transaction before it runs. */
   readonly onGroup?: (size: number) => void;
 }
@@ -44,24 +58,33 @@ interface Waiting<I, R> {
 export class TxGroup<I, R> {
   readonly #database: Database;
   readonly #run: (tx: Tx, items: readonly I[]) => Promise<readonly Settled<R>[]>;
-  readonly #options: TxGroupOptions;
+  readonly #options: TxGroupOptions<I, R>;
   readonly #queue: Waiting<I, R>[] = [];
   #inFlight = 0;
+  readonly #returning: ReturningCallers | undefined;
+  /** While a group waits for returning callers: when it starts regardless. */
+  #holdUntil: number | undefined;
+  #holdTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     database: Database,
     run: (tx: Tx, items: readonly I[]) => Promise<readonly Settled<R>[]>,
-    options: TxGroupOptions,
+    options: TxGroupOptions<I, R>,
   ) {
     this.#database = database;
     this.#run = run;
     this.#options = options;
+    this.#returning =
+      options.returning === undefined
+        ? undefined
+        : new ReturningCallers(options.returning.windowMs);
   }
 
   /** The item's own outcome, once the transaction it joined has committed. */
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
+      this.#returning?.arrived(this.#options.returning?.callerOf(item));
       this.#startSoon();
     });
   }
@@ -88,7 +111,13 @@ export class TxGroup<I, R> {
 
   #pump(): void {
     while (this.#inFlight < this.#options.maxInFlight && this.#queue.length > 0) {
+      if (this.#holding()) {
+        return;
+      }
       const batch = this.#queue.splice(0, this.#options.maxItems);
+      for (const w of batch) {
+        this.#returning?.running(this.#options.returning?.callerOf(w.item));
+      }
       this.#inFlight++;
       let released = false;
       const release = () => {
@@ -103,6 +132,33 @@ export class TxGroup<I, R> {
         this.#options.overlapCommit === true ? release : undefined,
       ).finally(release);
     }
+  }
+
+  /**
+   * Whether the next group waits for returning callers: it could start, it is not full, and a
+   * caller is expected (returning-callers.ts); for at most `windowMs` from the first time it
+   * could have started. An arrival, a settled group or the timer asks again.
+   */
+  #holding(): boolean {
+    const returning = this.#options.returning;
+    if (returning === undefined || this.#returning === undefined) {
+      return false;
+    }
+    const now = performance.now();
+    const full = this.#queue.length >= this.#options.maxItems;
+    if (!full && (this.#holdUntil === undefined || now < this.#holdUntil)) {
+      if (this.#returning.expected(now)) {
+        if (this.#holdUntil === undefined) {
+          this.#holdUntil = now + returning.windowMs;
+          this.#holdTimer = setTimeout(() => this.#pump(), returning.windowMs);
+        }
+        return true;
+      }
+    }
+    clearTimeout(this.#holdTimer);
+    this.#holdTimer = undefined;
+    this.#holdUntil = undefined;
+    return false;
   }
 
   async #runGroup(batch: readonly Waiting<I, R>[], atCommit?: () => void): Promise<void> {
@@ -126,6 +182,7 @@ export class TxGroup<I, R> {
       });
     } catch (e: unknown) {
       if (batch.length === 1) {
+        this.#answered(batch, []);
         batch[0]?.reject(e);
         return;
       }
@@ -133,6 +190,11 @@ export class TxGroup<I, R> {
       await Promise.all(batch.map((w) => this.#runGroup([w])));
       return;
     }
+    this.#database.observations.groupCommitted({
+      group: this.#options.name,
+      items: batch.length,
+    });
+    this.#answered(batch, settled);
     batch.forEach((w, i) => {
       const outcome = settled[i];
       if (outcome === undefined) {
@@ -143,6 +205,26 @@ export class TxGroup<I, R> {
         w.reject(outcome.error);
       }
     });
+  }
+
+  /** Records who will be back (returning-callers.ts); a group waiting for them may now start. */
+  #answered(batch: readonly Waiting<I, R>[], settled: readonly Settled<R>[]): void {
+    const returning = this.#options.returning;
+    if (returning === undefined || this.#returning === undefined) {
+      return;
+    }
+    const now = performance.now();
+    batch.forEach((w, i) => {
+      const outcome = settled[i];
+      this.#returning?.answered(
+        returning.callerOf(w.item),
+        outcome?.ok === true && returning.back(outcome.value),
+        now,
+      );
+    });
+    if (this.#holdUntil !== undefined) {
+      this.#pump();
+    }
   }
 }
 

@@ -30,6 +30,7 @@ const EXPECTED: Readonly<Record<string, Family['type']>> = {
   weave_pending_advance_lag_seconds: 'gauge',
   weave_metrics_database_read_seconds: 'gauge',
   weave_metrics_dropped_facts_total: 'counter',
+  weave_group_commit_items: 'histogram',
   process_cpu_user_seconds_total: 'counter',
   process_resident_memory_bytes: 'gauge',
   nodejs_eventloop_lag_seconds: 'gauge',
@@ -158,6 +159,21 @@ forEachDialect((dialect) => {
       assert.equal(valueOf(families, 'weave_inbox_pending_rows', { namespace: 'ns' }), 0);
       assert.equal(valueOf(families, 'weave_inbox_lag_seconds', { namespace: 'ns' }), 0);
       assert.equal(valueOf(families, 'weave_pending_advances', { namespace: 'ns' }), 0);
+    });
+
+    test('grouped transactions are counted by group, with the requests each held', () => {
+      const items = (group: string) => ({
+        count: valueOf(families, 'weave_group_commit_items_count', { group }) ?? 0,
+        sum: valueOf(families, 'weave_group_commit_items_sum', { group }) ?? 0,
+      });
+      // The five submits (three, then two on q2) are the only short shared requests here.
+      assert.equal(items('shared_short').sum, 5);
+      const starts = items('shared_long');
+      assert.equal(starts.sum, 3, 'three Starts');
+      assert.ok(starts.count >= 1 && starts.count <= 3);
+      // The SDK Worker's claims and batch completions.
+      const calls = items('worker_calls');
+      assert.ok(calls.count >= 1 && calls.sum >= calls.count, JSON.stringify(calls));
     });
 
     test('requests are timed by route template and status, never by raw URL', () => {

@@ -81,7 +81,7 @@ forEachDialect((dialect) => {
       const group = new TxGroup<WorkerCall, WorkerCallResult>(
         f.db.database,
         (tx, calls) => runWorkerCalls(tx, calls, { batch: { settle: refusing } }),
-        { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
+        { name: 'test', maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
       );
       const held = gate();
       const entered = gate();
@@ -227,7 +227,7 @@ forEachDialect((dialect) => {
           }
           return run(tx, items);
         },
-        { maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
+        { name: 'test', maxItems: 32, maxInFlight: 1, onGroup: (n) => sizes.push(n) },
       );
       const first = group.submit('hold');
       await entered.opened;
@@ -277,6 +277,7 @@ forEachDialect((dialect) => {
             });
           },
           {
+            name: 'test',
             maxItems: 32,
             maxInFlight: 1,
             overlapCommit,
@@ -317,6 +318,72 @@ forEachDialect((dialect) => {
       assert.ok(poison instanceof Error && poison.message === 'poison alone');
       assert.equal(await auditOf(f, 'alone.x'), 1);
       assert.equal(await auditOf(f, 'alone.y'), 1);
+    });
+
+    describe('waiting for returning workers', () => {
+      interface Call {
+        readonly caller: string;
+        /** What the call is answered: 'tasks' means the worker comes back with them. */
+        readonly answer: 'tasks' | 'none';
+      }
+      const turns = async (n: number) => {
+        for (let i = 0; i < n; i++) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      function returningGroup(windowMs: number) {
+        const sizes: string[][] = [];
+        const group = new TxGroup<Call, string>(
+          f.db.database,
+          (_tx, items) => {
+            sizes.push(items.map((i) => i.caller));
+            return Promise.resolve(items.map((i) => ({ ok: true, value: i.answer })));
+          },
+          {
+            name: 'test',
+            maxItems: 32,
+            maxInFlight: 1,
+            returning: {
+              windowMs,
+              callerOf: (call) => call.caller,
+              back: (answer) => answer === 'tasks',
+            },
+          },
+        );
+        return { group, sizes };
+      }
+
+      test('a group waits for a worker just handed tasks and takes its next call with the others', async () => {
+        const { group, sizes } = returningGroup(60_000);
+        assert.equal(await group.submit({ caller: 'a', answer: 'tasks' }), 'tasks');
+        const b = group.submit({ caller: 'b', answer: 'tasks' });
+        await turns(5);
+        assert.deepEqual(sizes, [['a']], 'b waits: a was handed tasks and is expected back');
+        const a = group.submit({ caller: 'a', answer: 'none' });
+        await Promise.all([a, b]);
+        assert.deepEqual(sizes, [['a'], ['b', 'a']]);
+      });
+
+      test('a worker answered without tasks is not waited for', { timeout: 20_000 }, async () => {
+        const { group, sizes } = returningGroup(60_000);
+        await group.submit({ caller: 'a', answer: 'none' });
+        await group.submit({ caller: 'b', answer: 'none' });
+        assert.deepEqual(sizes, [['a'], ['b']]);
+      });
+
+      test(
+        'a worker that does not come back is waited for at most the window',
+        { timeout: 20_000 },
+        async () => {
+          const { group, sizes } = returningGroup(50);
+          await group.submit({ caller: 'a', answer: 'tasks' });
+          const started = performance.now();
+          await group.submit({ caller: 'b', answer: 'none' });
+          const waited = performance.now() - started;
+          assert.deepEqual(sizes, [['a'], ['b']]);
+          assert.ok(waited >= 45, `b waited ${waited.toFixed(1)} ms for a, the window`);
+        },
+      );
     });
   });
 });

@@ -3,6 +3,7 @@
  * transaction is held while waiting), start, heartbeat, complete. The permit is checked by the
  * services on every call.
  */
+import type { JsonObject, JsonValue } from '@weave/json';
 import { formatInstant, workers } from '@weave/sdk/protocol';
 import { requireQueue } from '../../auth/principal.js';
 import { notFound } from '../../errors.js';
@@ -33,6 +34,14 @@ async function attemptRef(ctx: RouteContext, permit: string) {
     requireQueue(ctx.principal, (await getTask(ctx.tx, ref.namespaceId, ref.taskId)).queueName);
   }
   return ref;
+}
+
+/** `claim.worker_id` of a batch body as sent, unchecked: a scheduling hint (worker-calls.ts). */
+function workerIdHint(body: JsonValue | undefined): string | undefined {
+  const member = (value: JsonValue | undefined, name: string): JsonValue | undefined =>
+    value instanceof Map ? (value as JsonObject).get(name) : undefined;
+  const id = member(member(body, 'claim'), 'worker_id');
+  return typeof id === 'string' && id.length <= 200 ? id : undefined;
 }
 
 export const workerRoutes = [
@@ -107,6 +116,7 @@ export const workerRoutes = [
       const queueName = ctx.params.queue ?? '';
       let batch: BatchBody | undefined;
       const outcome = await workerCallsOf(ctx.database).submit({
+        caller: workerIdHint(ctx.unchecked),
         async admit(tx) {
           const { principal, input } = await ctx.admit<BatchBody>(tx);
           requireQueue(principal, queueName);

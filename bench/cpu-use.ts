@@ -1,0 +1,111 @@
+/**
+ * Where the machine's CPU went during a timed phase of a bench, by role, read from `/proc`
+ * before and after (nothing samples during the phase, so measuring costs the phase nothing).
+ *
+ * Roles: the database server (`mariadbd`, every `postgres` process), the product's server nodes,
+ * the worker processes, this harness, everything else, and idle (from `/proc/stat`). A process
+ * that starts and ends inside the phase is not seen; every process of these benches lives
+ * across it (PostgreSQL's backends are one per connection, opened before the clock starts).
+ * Linux only; elsewhere `snapshot` answers undefined and the report says n/a.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+
+export type Role = 'database' | 'server' | 'workers' | 'harness' | 'other';
+
+export interface CpuSnapshot {
+  /** Per pid: command name, parent pid, user + system clock ticks. */
+  readonly processes: ReadonlyMap<number, { comm: string; ppid: number; ticks: number }>;
+  /** Idle + iowait ticks of the whole machine, and all ticks. */
+  readonly idle: number;
+  readonly total: number;
+}
+
+/** CPU seconds of each role over the phase, and the machine's idle seconds (all cores). */
+export type CpuUse = Readonly<Record<Role | 'idle', number>>;
+
+/** Clock ticks per second (`getconf CLK_TCK`): 100 on every Linux this runs on. */
+const TICKS_PER_SECOND = 100;
+
+export function snapshot(): CpuSnapshot | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/stat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const cpu = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const processes = new Map<number, { comm: string; ppid: number; ticks: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) {
+      continue;
+    }
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name is in parentheses and may itself hold spaces or parentheses.
+      const close = text.lastIndexOf(')');
+      const comm = text.slice(text.indexOf('(') + 1, close);
+      const fields = text.slice(close + 2).split(' ');
+      // After the name: state(0) ppid(1) … utime(11) stime(12).
+      processes.set(Number(name), {
+        comm,
+        ppid: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]),
+      });
+    } catch {
+      // The process ended while the folder was read.
+    }
+  }
+  return {
+    processes,
+    idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
+    total: cpu.reduce((a, b) => a + b, 0),
+  };
+}
+
+/**
+ * CPU seconds per role between two snapshots. `servers` and `workers` are the pids the harness
+ * started; their descendants count with them.
+ */
+export function cpuUse(
+  before: CpuSnapshot | undefined,
+  after: CpuSnapshot | undefined,
+  pids: { readonly servers: readonly number[]; readonly workers: readonly number[] },
+): CpuUse | undefined {
+  if (before === undefined || after === undefined) {
+    return undefined;
+  }
+  const use: Record<Role | 'idle', number> = {
+    database: 0,
+    server: 0,
+    workers: 0,
+    harness: 0,
+    other: 0,
+    idle: (after.idle - before.idle) / TICKS_PER_SECOND,
+  };
+  const roleOf = (pid: number): Role => {
+    for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
+      if (pids.servers.includes(p)) {
+        return 'server';
+      }
+      if (pids.workers.includes(p)) {
+        return 'workers';
+      }
+      const parent = after.processes.get(p)?.ppid;
+      if (parent === undefined) {
+        break;
+      }
+      p = parent;
+    }
+    const comm = after.processes.get(pid)?.comm ?? '';
+    if (comm === 'mariadbd' || comm === 'mysqld' || comm === 'postgres') {
+      return 'database';
+    }
+    return pid === process.pid ? 'harness' : 'other';
+  };
+  for (const [pid, now] of after.processes) {
+    const was = before.processes.get(pid);
+    const ticks = now.ticks - (was?.comm === now.comm ? was.ticks : 0);
+    use[roleOf(pid)] += ticks / TICKS_PER_SECOND;
+  }
+  return use;
+}
