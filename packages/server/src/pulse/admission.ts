@@ -17,6 +17,7 @@
  */
 import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
+import { inNamespaces } from '../store/namespace-filter.js';
 import type { Tx } from '../store/with-tx.js';
 import { toInt } from '../store/values.js';
 import { ACTIVE_STATUSES } from './task-states.js';
@@ -133,7 +134,9 @@ async function countActive(
       eb
         .selectFrom('tasks')
         .select('id')
-        .where('namespace_id', '=', app.namespaceId)
+        // Not `namespace_id = ?`: SQLite would read every task of the namespace through
+        // ix_tasks_namespace instead of ix_tasks_application (store/namespace-filter.ts).
+        .where(inNamespaces([app.namespaceId]))
         .where('application_id', '=', app.applicationId)
         .where('status', 'in', ACTIVE_STATUSES)
         .limit(cap)

@@ -16,6 +16,8 @@ import { submitOwnedTasks } from '../../src/pulse/submit-owned.js';
 import { withTx } from '../../src/store/with-tx.js';
 import { OWNER_ACTIVATION } from '../../src/weave/delivery/deliver-result.js';
 import { consumeInstance } from '../../src/weave/runtime/consume-instance.js';
+import { consumeTogether } from '../../src/weave/runtime/consume-together.js';
+import { ProgramCache } from '../../src/weave/runtime/program-cache.js';
 import type { Consumed } from '../../src/weave/runtime/consume-instance.js';
 import { forEachDialect } from '../support/databases.js';
 import { refusal } from '../support/refusal.js';
@@ -636,6 +638,52 @@ forEachDialect((dialect) => {
         perInstance.every((s) => / limit \?$/.test(s.sql)),
         'an instance’s rows are read in a bounded batch',
       );
+    });
+
+    test('several instances in one consumer transaction: the one whose round throws is rolled back alone and reported, the others commit', async () => {
+      await publish({ schema_version: 1, name: 'grouped', steps: [task('only', 'grouped')] });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push((await client.instances.start('grouped', { input: {} })).instance.id);
+      }
+      for (const c of await claim('grouped', 3)) {
+        await succeed(c, { done: true });
+      }
+      const [first, broken, last] = ids as [string, string, string];
+      // The pinned version no longer verifies: the broken instance's round throws.
+      await db()
+        .updateTable('weave_instances')
+        .set({ digest: '0'.repeat(64) })
+        .where('id', '=', broken)
+        .execute();
+      const before = await history(broken);
+      const queues: string[][] = [];
+      const outcome = await consumeTogether(
+        t.server.database,
+        ids.map((instanceId) => ({ namespaceId, instanceId })),
+        new ProgramCache(),
+        (queueIds) => queues.push([...queueIds]),
+      );
+      assert.equal(outcome.worked, true);
+      assert.deepEqual(
+        outcome.failed.map((f) => f.ref.instanceId),
+        [broken],
+      );
+      for (const id of [first, last]) {
+        assert.equal((await client.instances.get(id)).instance.status, 'SUCCEEDED', id);
+        assert.deepEqual(
+          (await inbox(id)).map((r) => r.state),
+          ['PROCESSED'],
+        );
+      }
+      assert.deepEqual(
+        (await inbox(broken)).map((r) => [r.state, Number(r.failures)]),
+        [['PENDING', 0]],
+        'the broken instance’s row is left as it was (its back-off is the caller’s)',
+      );
+      assert.equal((await history(broken)).length, before.length, 'no history written for it');
+      assert.equal((await steps(broken))['only']?.status, 'ACTIVE');
+      assert.equal(queues.length, 1, 'one commit for the group');
     });
   });
 });

@@ -8,6 +8,7 @@
  * (E4.3).
  */
 import { parse } from '@weave/json';
+import { sql } from 'kysely';
 import { ROOT_STEP_ID, applyDecisions } from '@weave/engine';
 import type { ActivateDecision, Snapshot, StepState } from '@weave/engine';
 import type { Tx } from '../../store/with-tx.js';
@@ -104,7 +105,10 @@ export async function consumeInstance(
       .where('namespace_id', '=', namespaceId)
       .where('instance_id', '=', instanceId)
       .where('state', '=', 'PENDING')
-      .where('available_at', '<=', tx.now)
+      // `+ 0`: SQLite would otherwise read every pending row of every instance through
+      // ix_weave_inbox_scan (state, available_at) and sort them, instead of this instance's rows
+      // through ix_weave_inbox_instance (docs/design/hot-path.md §9).
+      .where(sql<bigint>`available_at + 0`, '<=', tx.now)
       // E4.5: by reliable admission time, then id (a POLL's final signal vs its final query).
       .orderBy('created_at')
       .orderBy('id')

@@ -16,8 +16,8 @@ import { toId } from '../../store/values.js';
 import { WeaveError } from '../../errors.js';
 import { ACTIVE_INSTANCE_STATUSES } from '../model/states.js';
 import { INBOX_WAKE_UP } from '../delivery/deliver-result.js';
-import { consumeInstance } from './consume-instance.js';
 import type { InstanceRef } from './consume-instance.js';
+import { consumeTogether } from './consume-together.js';
 import { ProgramCache } from './program-cache.js';
 
 /** Cross-node pickup bound (a result committed on another node waits at most this long). */
@@ -28,6 +28,8 @@ const PAGE = 50;
 export const MAX_FAILURES = 5;
 /** Consumer transactions at a time (MariaDB/MySQL): a fraction of the pool's connections. */
 const PARALLEL = 4;
+/** Instances per consumer transaction on SQLite (`groupOf`). */
+const GROUP_SQLITE = 16;
 /** Back-off after a failed consume. */
 const BACKOFF_US = 1_000_000n;
 
@@ -146,9 +148,11 @@ async function recordFailure(database: Database, ref: InstanceRef, error: unknow
 }
 
 /**
- * One pass: the found instances consumed by up to `parallel` transactions at a time (each holds
- * one instance row; they meet only on the quota and stream rows, taken last in one order, so
- * they cannot deadlock each other). True when something was consumed (look again at once).
+ * One pass: the found instances consumed by up to `parallel` lanes at a time, each lane taking
+ * up to `groupOf` instances per transaction (consume-together.ts: each under its own savepoint,
+ * one COMMIT for all). Each transaction holds its instances' rows; they meet only on the quota
+ * and stream rows, taken last in one order. True when something was consumed (look again at
+ * once).
  */
 async function pass(
   options: InboxConsumerOptions,
@@ -157,31 +161,24 @@ async function pass(
 ): Promise<boolean> {
   let worked = false;
   const queue = [...found.refs];
-  const one = async (ref: InstanceRef) => {
-    try {
-      const done = await withTx(options.database, async (tx) => {
-        const consumed = await consumeInstance(tx, ref, programs);
-        tx.afterCommit(() => {
-          for (const queueId of consumed.queueIds) {
-            options.notifier.notify(queueId, 1);
-          }
-        });
-        return consumed;
+  const group = groupOf(options);
+  const lane = async () => {
+    for (let refs = queue.splice(0, group); refs.length > 0; refs = queue.splice(0, group)) {
+      const outcome = await consumeTogether(options.database, refs, programs, (queueIds) => {
+        for (const queueId of queueIds) {
+          options.notifier.notify(queueId, 1);
+        }
       });
-      worked ||= done.rows > 0 || done.advanced;
-    } catch (e: unknown) {
-      options.onError?.(e);
-      if (!options.database.wakeUps.closed) {
-        await recordFailure(options.database, ref, e);
+      worked ||= outcome.worked;
+      for (const { ref, error } of outcome.failed) {
+        options.onError?.(error);
+        if (!options.database.wakeUps.closed) {
+          await recordFailure(options.database, ref, error);
+        }
       }
     }
   };
-  const lane = async () => {
-    for (let ref = queue.shift(); ref !== undefined; ref = queue.shift()) {
-      await one(ref);
-    }
-  };
-  const lanes = Math.max(1, Math.min(parallelOf(options), queue.length));
+  const lanes = Math.max(1, Math.min(parallelOf(options), Math.ceil(queue.length / group)));
   await Promise.all(Array.from({ length: lanes }, lane));
   return worked;
 }
@@ -189,6 +186,17 @@ async function pass(
 /** SQLite has one writer: more lanes would only queue on its lock. */
 function parallelOf(options: InboxConsumerOptions): number {
   return options.database.dialect.name === 'sqlite' ? 1 : (options.parallel ?? PARALLEL);
+}
+
+/**
+ * Instances per consumer transaction. SQLite: `GROUP_SQLITE`, since its one writer runs them
+ * one after the other anyway and each COMMIT is a WAL fsync (0.2–0.9 ms, about half of what a
+ * consume costs there: docs/design/hot-path.md §9). MariaDB: one, since its lanes already share
+ * InnoDB's log flushes, and instances of different applications in one transaction would take
+ * their quota rows in no fixed order.
+ */
+function groupOf(options: InboxConsumerOptions): number {
+  return options.database.dialect.name === 'sqlite' ? GROUP_SQLITE : 1;
 }
 
 export function startInboxConsumer(options: InboxConsumerOptions): InboxConsumer {
