@@ -14,6 +14,9 @@ export interface Row {
   readonly p50: number | undefined;
   readonly p99: number | undefined;
   readonly latencyCount: number;
+  /** Paced phase: the submit call alone (until its answer), p50 and p99. */
+  readonly submitP50: number | undefined;
+  readonly submitP99: number | undefined;
   /** Pulse: worker calls per grouped transaction over the drain (`weave_group_commit_items`). */
   readonly callsPerGroup: number | undefined;
   /** CPU seconds by role over the drain (cpu-use.ts); undefined off Linux. */
@@ -99,6 +102,7 @@ export function formatTable(rows: readonly Row[]): string {
     'Handler_commit/job',
     'submit→claim p50 (ms)',
     'p99 (ms)',
+    'submit p50 / p99 (ms)',
     '÷ pg-boss',
     '÷ graphile-worker',
   ];
@@ -110,6 +114,7 @@ export function formatTable(rows: readonly Row[]): string {
     fixed(r.handlerCommitsPerJob, 2),
     fixed(r.p50, 0),
     fixed(r.p99, 0),
+    `${fixed(r.submitP50, 0)} / ${fixed(r.submitP99, 0)}`,
     ratio(r, boss),
     ratio(r, graphile),
   ]);

@@ -186,13 +186,17 @@ async function runVariant(system: System, options: Options): Promise<Row> {
     const total = Math.round(options.rate * options.pacedSeconds);
     const pacedStart = Date.now();
     const submits: Promise<void>[] = [];
+    const submitMs: number[] = [];
     for (let k = 0; k < total; k++) {
       const due = pacedStart + (k * 1000) / options.rate;
       const wait = due - Date.now();
       if (wait > 0) {
         await sleep(wait);
       }
-      submits.push(system.submit({ t: Date.now(), paced: true }));
+      const t = Date.now();
+      submits.push(
+        system.submit({ t, paced: true }).then(() => void submitMs.push(Date.now() - t)),
+      );
     }
     await Promise.all(submits);
     await waitDrained(system, 60_000);
@@ -221,6 +225,11 @@ async function runVariant(system: System, options: Options): Promise<Row> {
       p50: percentile(latencies, 0.5),
       p99: percentile(latencies, 0.99),
       latencyCount: latencies.length,
+      submitP50: percentile(
+        submitMs.sort((a, b) => a - b),
+        0.5,
+      ),
+      submitP99: percentile(submitMs, 0.99),
       cpu,
     };
   } finally {

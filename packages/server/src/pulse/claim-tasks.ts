@@ -30,6 +30,12 @@ export const MAX_CLAIM_TASKS = workers.MAX_CLAIM_TASKS;
 /** Lease granted by a claim or a heartbeat: 30 s, a few missed heartbeats of a 5–10 s cadence. */
 export const DEFAULT_LEASE_US = 30_000_000n;
 
+/** A queue by its id, with the namespace every statement is scoped by. */
+export interface QueueRef {
+  readonly namespaceId: string;
+  readonly id: string;
+}
+
 export interface ClaimRequest {
   readonly namespaceId: string;
   readonly queueName: string;
@@ -78,11 +84,7 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
  * their resource keys: the tasks a claim may hand out, in claim order. Grouped claims
  * (worker-calls.ts) scan once for all their callers and share the result out.
  */
-export async function lockReady(
-  tx: Tx,
-  queue: { readonly namespaceId: string; readonly id: string },
-  limit: number,
-): Promise<Task[]> {
+export async function lockReady(tx: Tx, queue: QueueRef, limit: number): Promise<Task[]> {
   return takeResources(tx, await readyQuery(tx, queue, limit).execute());
 }
 
@@ -123,10 +125,11 @@ async function readQueue(tx: Tx, request: ClaimRequest) {
  * (status = ?, deadline_at > ?), which reads every pending task and sorts them on each claim —
  * a drain that slows down with the backlog. The expression keeps both engines on ix_tasks_claim.
  */
-export function readyTasks(db: Kysely<Schema>, queueId: string, now: Micros) {
+export function readyTasks(db: Kysely<Schema>, queue: QueueRef, now: Micros) {
   return db
     .selectFrom('tasks')
-    .where('queue_id', '=', queueId)
+    .where('namespace_id', '=', queue.namespaceId)
+    .where('queue_id', '=', queue.id)
     .where('status', '=', 'PENDING')
     .where('available_at', '<=', now)
     .where(sql<bigint>`deadline_at + 0`, '>', now);
@@ -137,13 +140,8 @@ export function readyTasks(db: Kysely<Schema>, queueId: string, now: Micros) {
  * `ix_tasks_claim`, so it stops after `limit` rows without a sort. Rows another claimer holds
  * are skipped.
  */
-export function readyQuery(
-  tx: Tx,
-  queue: { readonly namespaceId: string; readonly id: string },
-  limit: number,
-) {
-  const query = readyTasks(tx.db, queue.id, tx.now)
-    .where('namespace_id', '=', queue.namespaceId)
+export function readyQuery(tx: Tx, queue: QueueRef, limit: number) {
+  const query = readyTasks(tx.db, queue, tx.now)
     .selectAll()
     .orderBy('priority', 'desc')
     .orderBy('available_at')

@@ -8,7 +8,8 @@
  */
 import { workers } from '@weave/sdk/protocol';
 import type { Database } from '../store/database.js';
-import type { ClaimOutcome, ClaimRequest } from './claim-tasks.js';
+import { claimHandOffOf } from './claim-hand-off.js';
+import type { ClaimedTask, ClaimOutcome, ClaimRequest } from './claim-tasks.js';
 import { queueWatchOf } from './queue-watch.js';
 import type { Epoch, TaskNotifier } from './task-notifier.js';
 import { workerCallsOf } from './worker-calls.js';
@@ -59,15 +60,37 @@ export async function claimWithWait(
       return outcome;
     }
     const pollMs = options.pollMs ?? CROSS_NODE_POLL_MS;
-    const release = queueWatchOf(options.database, options.notifier).hold(outcome.queueId, pollMs);
+    const release = queueWatchOf(options.database, options.notifier).hold(
+      { namespaceId: request.namespaceId, id: outcome.queueId },
+      pollMs,
+    );
+    // Parked for a hand-off (claim-hand-off.ts): a transaction that makes a task of this queue
+    // claimable on this node may claim it for this long-poll and hand it over after its COMMIT.
+    const parking = claimHandOffOf(options.database).park(outcome.queueId, request, options.signal);
+    // Ends this wait when the hand-off wins the race below: a wait left registered would take
+    // the next wake-up of the queue (`notify` wakes a count of waiters) and nobody would claim.
+    const done = new AbortController();
+    const stop = () => done.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    let handed: readonly ClaimedTask[] | undefined;
     try {
-      await options.notifier.wait(
-        outcome.queueId,
-        Math.min(remaining, pollMs * OWN_RECHECK_FACTOR),
-        { ...(options.signal === undefined ? {} : { signal: options.signal }), since: epoch },
-      );
+      handed = await Promise.race([
+        parking.handed,
+        options.notifier
+          .wait(outcome.queueId, Math.min(remaining, pollMs * OWN_RECHECK_FACTOR), {
+            signal: done.signal,
+            since: epoch,
+          })
+          .then(() => undefined),
+      ]);
     } finally {
+      stop();
+      options.signal?.removeEventListener('abort', stop);
+      handed ??= await parking.leave();
       release();
+    }
+    if (handed !== undefined) {
+      return { queueId: outcome.queueId, paused: false, claimed: handed };
     }
     // A worker that went away (SIGKILL, aborted long-poll) must not be handed tasks it will
     // never run: they would sit CLAIMED until their lease ends. A wake-up it may have taken

@@ -13,9 +13,11 @@
 import type { Database } from '../store/database.js';
 import { readNow } from '../store/with-tx.js';
 import { readyTasks } from './claim-tasks.js';
+import type { QueueRef } from './claim-tasks.js';
 import type { TaskNotifier } from './task-notifier.js';
 
 interface Watched {
+  readonly queue: QueueRef;
   holders: number;
   intervalMs: number;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -32,10 +34,11 @@ export class QueueWatch {
   }
 
   /** Watch the queue while the caller waits; call the returned function when it stops. */
-  hold(queueId: string, intervalMs: number): () => void {
+  hold(queue: QueueRef, intervalMs: number): () => void {
+    const queueId = queue.id;
     let watched = this.#queues.get(queueId);
     if (watched === undefined) {
-      watched = { holders: 0, intervalMs, timer: undefined };
+      watched = { queue, holders: 0, intervalMs, timer: undefined };
       this.#queues.set(queueId, watched);
     }
     watched.holders++;
@@ -65,7 +68,7 @@ export class QueueWatch {
       return;
     }
     watched.timer = setTimeout(() => {
-      void this.#probe(queueId, watched).finally(() => {
+      void this.#probe(watched).finally(() => {
         watched.timer = undefined;
         if (this.#queues.get(queueId) === watched && !this.#notifier.closed) {
           this.#schedule(queueId, watched);
@@ -76,11 +79,12 @@ export class QueueWatch {
     watched.timer.unref();
   }
 
-  async #probe(queueId: string, watched: Watched): Promise<void> {
+  async #probe(watched: Watched): Promise<void> {
+    const { queue } = watched;
     try {
       const db = this.#database.kysely;
       const now = await readNow(db, this.#database.dialect);
-      const rows = await readyTasks(db, queueId, now)
+      const rows = await readyTasks(db, queue, now)
         .select('id')
         // A paused queue hands out nothing: waking its waiters would only cost claims.
         .where((eb) =>
@@ -88,14 +92,15 @@ export class QueueWatch {
             eb
               .selectFrom('queues')
               .select('queues.id')
-              .where('queues.id', '=', queueId)
+              .where('queues.namespace_id', '=', queue.namespaceId)
+              .where('queues.id', '=', queue.id)
               .where('queues.paused', '=', 0),
           ),
         )
         .limit(Math.max(watched.holders, 1))
         .execute();
       if (rows.length > 0 && !this.#notifier.closed) {
-        this.#notifier.notify(queueId, rows.length);
+        this.#notifier.notify(queue.id, rows.length);
       }
     } catch {
       // A failed probe (the pool closing, a lost connection) only delays the pickup: waiters

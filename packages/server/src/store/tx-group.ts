@@ -62,9 +62,9 @@ export class TxGroup<I, R> {
   readonly #queue: Waiting<I, R>[] = [];
   #inFlight = 0;
   readonly #returning: ReturningCallers | undefined;
-  /** While a group waits for returning callers: when it starts regardless. */
-  #holdUntil: number | undefined;
+  /** While a group waits for returning callers: the timer that ends the wait, and its end. */
   #holdTimer: ReturnType<typeof setTimeout> | undefined;
+  #holdExpired = false;
 
   constructor(
     database: Database,
@@ -137,27 +137,27 @@ export class TxGroup<I, R> {
   /**
    * Whether the next group waits for returning callers: it could start, it is not full, and a
    * caller is expected (returning-callers.ts); for at most `windowMs` from the first time it
-   * could have started. An arrival, a settled group or the timer asks again.
+   * could have started. An arrival, a settled group or the timer asks again. The timer ends the
+   * wait by itself (`#holdExpired`), not by comparing clocks: a timer may fire a fraction of a
+   * millisecond before `performance.now()` says the window is over, and a hold that outlived
+   * its timer would wait for an arrival that may never come (every caller already waiting).
    */
   #holding(): boolean {
     const returning = this.#options.returning;
     if (returning === undefined || this.#returning === undefined) {
       return false;
     }
-    const now = performance.now();
     const full = this.#queue.length >= this.#options.maxItems;
-    if (!full && (this.#holdUntil === undefined || now < this.#holdUntil)) {
-      if (this.#returning.expected(now)) {
-        if (this.#holdUntil === undefined) {
-          this.#holdUntil = now + returning.windowMs;
-          this.#holdTimer = setTimeout(() => this.#pump(), returning.windowMs);
-        }
-        return true;
-      }
+    if (!full && !this.#holdExpired && this.#returning.expected(performance.now())) {
+      this.#holdTimer ??= setTimeout(() => {
+        this.#holdExpired = true;
+        this.#pump();
+      }, returning.windowMs);
+      return true;
     }
     clearTimeout(this.#holdTimer);
     this.#holdTimer = undefined;
-    this.#holdUntil = undefined;
+    this.#holdExpired = false;
     return false;
   }
 
@@ -222,7 +222,7 @@ export class TxGroup<I, R> {
         now,
       );
     });
-    if (this.#holdUntil !== undefined) {
+    if (this.#holdTimer !== undefined) {
       this.#pump();
     }
   }

@@ -42,6 +42,13 @@ export interface Tx {
   /** Run after a successful commit (e.g. wake long-polls); never on rollback. */
   afterCommit(fn: () => void): void;
   /**
+   * Run once the outcome is known: `committed` true after the COMMIT, false after a rollback of
+   * the transaction, or at once when the savepoint it was registered in rolls back. For state
+   * kept outside the database while a transaction decides (a long-poll reserved for a hand-off,
+   * pulse/claim-hand-off.ts), which must be given back when the transaction does not commit.
+   */
+  onSettled(fn: (committed: boolean) => void): void;
+  /**
    * Run inside the transaction, in order, after `fn` returned and just before COMMIT: work that
    * takes the hottest lock last (Orbit's stream row), so it is held for the shortest time.
    */
@@ -110,6 +117,7 @@ async function runOnce<T>(
 ): Promise<T> {
   const hooks: (() => void)[] = [];
   const before: (() => Promise<void>)[] = [];
+  const settled: ((committed: boolean) => void)[] = [];
   const result = await database.kysely.connection().execute(async (db) => {
     await db.executeQuery(deferred(CompiledQuery.raw(database.dialect.beginSql)));
     try {
@@ -130,10 +138,11 @@ async function runOnce<T>(
           return rows as RowsOf<Q>;
         },
         afterCommit: (h) => hooks.push(h),
+        onSettled: (h) => settled.push(h),
         beforeCommit: (h) => before.push(h),
         async savepoint(inner) {
           const name = `sp_${++savepoints}`;
-          const marks = [hooks.length, before.length] as const;
+          const marks = [hooks.length, before.length, settled.length] as const;
           await db.executeQuery(deferred(CompiledQuery.raw(`SAVEPOINT ${name}`)));
           try {
             const out = await inner();
@@ -151,6 +160,9 @@ async function runOnce<T>(
             }
             hooks.length = marks[0];
             before.length = marks[1];
+            for (const undone of settled.splice(marks[2])) {
+              undone(false);
+            }
             throw e;
           }
         },
@@ -162,11 +174,17 @@ async function runOnce<T>(
       return value;
     } catch (e: unknown) {
       await db.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+      for (const undone of settled.splice(0)) {
+        undone(false);
+      }
       throw e;
     }
   });
   for (const hook of hooks) {
     hook();
+  }
+  for (const done of settled) {
+    done(true);
   }
   return result;
 }

@@ -364,6 +364,58 @@ forEachDialect((dialect) => {
         assert.deepEqual(sizes, [['a'], ['b', 'a']]);
       });
 
+      test(
+        'a worker whose call is still running is waited for at most the window, not for as long as it runs',
+        { timeout: 20_000 },
+        async () => {
+          const held = gate();
+          const entered = gate();
+          const third = gate();
+          let groups = 0;
+          const sizes: string[][] = [];
+          const group = new TxGroup<Call & { hold?: boolean }, string>(
+            f.db.database,
+            async (_tx, items) => {
+              sizes.push(items.map((i) => i.caller));
+              if (items.some((i) => i.hold === true)) {
+                entered.open();
+                await held.opened;
+              }
+              return items.map((i) => ({ ok: true, value: i.answer }));
+            },
+            {
+              name: 'test',
+              maxItems: 32,
+              maxInFlight: 2,
+              returning: {
+                windowMs: 50,
+                callerOf: (call) => call.caller,
+                back: (answer) => answer === 'tasks',
+              },
+              // The third group (b's) has started: its transaction may wait for a's connection
+              // (SQLite has one), so the test opens a's gate once b's group is under way.
+              onGroup: () => {
+                if (++groups === 3) {
+                  third.open();
+                }
+              },
+            },
+          );
+          assert.equal(await group.submit({ caller: 'a', answer: 'tasks' }), 'tasks');
+          const a = group.submit({ caller: 'a', answer: 'tasks', hold: true });
+          await entered.opened;
+          // a's second call runs (held) and a stays expected while it does; b must not wait for it.
+          const started = performance.now();
+          const b = group.submit({ caller: 'b', answer: 'none' });
+          await third.opened;
+          const waited = performance.now() - started;
+          held.open();
+          assert.deepEqual(await Promise.all([a, b]), ['tasks', 'none']);
+          assert.deepEqual(sizes, [['a'], ['a'], ['b']]);
+          assert.ok(waited >= 45, `b's group started after ${waited.toFixed(1)} ms, the window`);
+        },
+      );
+
       test('a worker answered without tasks is not waited for', { timeout: 20_000 }, async () => {
         const { group, sizes } = returningGroup(60_000);
         await group.submit({ caller: 'a', answer: 'none' });

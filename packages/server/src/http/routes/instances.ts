@@ -31,6 +31,8 @@ import {
 import { pageBody, readPage } from '../paging.js';
 import { queryBigInt, queryInteger } from '../query-fields.js';
 import { SHARE_LONG, route } from '../route.js';
+import { wakeClaims } from '../wake-claims.js';
+import { handOffNew } from '../../pulse/claim-hand-off.js';
 import type { RouteContext } from '../route.js';
 
 function parseStart(body: JsonValue | undefined) {
@@ -81,12 +83,17 @@ export const instanceRoutes = [
     checkReplay: checkStartReplay,
     shared: SHARE_LONG,
     async handle(ctx, start) {
-      const { instanceId } = await startInstance(ctx.tx, {
+      const { instanceId, queueIds } = await startInstance(ctx.tx, {
         ...start,
         principal: ctx.principal,
         workflow: ctx.params.workflow ?? '',
         maxActiveInstances: ctx.settings.maxActiveInstances,
       });
+      // The first tasks: claimed here for long-polls parked on this node, else woken for.
+      wakeClaims(
+        ctx,
+        await handOffNew(ctx.tx, ctx.principal.namespaceId, queueIds, { holdsHotRows: true }),
+      );
       await auditChange(ctx, 'workflow.start', { type: 'instance', id: instanceId });
       const read = await readInstance(ctx.tx, ctx.principal.namespaceId, instanceId);
       return { body: { instance: instanceView(read) } };

@@ -3,12 +3,14 @@ import { isTaskStatus, tasks } from '@weave/sdk/protocol';
 import { requireQueue } from '../../auth/principal.js';
 import { invalidArgument } from '../../errors.js';
 import { cancelTask } from '../../pulse/cancel-task.js';
+import { handOffNew } from '../../pulse/claim-hand-off.js';
 import { getTask, listTaskEvents, listTasks } from '../../pulse/list-tasks.js';
 import { reviewTask } from '../../pulse/review-task.js';
 import { submitTask } from '../../pulse/submit-task.js';
 import { pageBody, readPage } from '../paging.js';
 import { SHARE_SHORT, route } from '../route.js';
 import type { RouteContext } from '../route.js';
+import { wakeClaims } from '../wake-claims.js';
 import { parseReview, parseSubmit } from '../task-fields.js';
 import { receiptView, taskEventView, taskView } from '../task-views.js';
 
@@ -35,7 +37,14 @@ export const taskRoutes = [
       requireQueue(ctx.principal, queueName);
       const input = { ...fields, namespaceId: ctx.principal.namespaceId, queueName };
       const created = await submitTask(ctx.tx, input);
-      ctx.tx.afterCommit(() => ctx.notifier.notify(created.task.queueId, 1));
+      const { task } = created;
+      // Claimed here for a long-poll parked on this node, if any (pulse/claim-hand-off.ts); else
+      // a long-poll is woken to claim it. The answer shows the task as submitted.
+      const unclaimed =
+        task.availableAt <= ctx.tx.now
+          ? await handOffNew(ctx.tx, task.namespaceId, [task.queueId])
+          : [task.queueId];
+      wakeClaims(ctx, unclaimed);
       return { body: { task: taskView(created, ctx.tx.now) } };
     },
   }),

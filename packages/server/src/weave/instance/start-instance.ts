@@ -49,6 +49,8 @@ export interface StartRequest {
 
 export interface Started {
   readonly instanceId: string;
+  /** The queues of the first tasks, one id per task (their claims are woken after commit). */
+  readonly queueIds: readonly string[];
 }
 
 export async function startInstance(tx: Tx, request: StartRequest): Promise<Started> {
@@ -137,5 +139,10 @@ async function persistFirstRound(tx: Tx, admitted: Admitted): Promise<Started> {
         .where('namespace_id', '=', namespaceId),
     );
   }
-  return { instanceId: rows.instanceId };
+  const queueIds = decisions.flatMap((d) =>
+    d.kind === 'ACTIVATE' && (d.node === 'TASK' || d.node === 'POLL')
+      ? [pinned.queues.get(d.queue)?.id ?? '']
+      : [],
+  );
+  return { instanceId: rows.instanceId, queueIds: queueIds.filter((id) => id !== '') };
 }

@@ -1,0 +1,243 @@
+/**
+ * Direct hand-off to parked long-polls (docs/design/hot-path.md §10). A long-poll that found
+ * nothing parks here while it waits. A transaction that then makes tasks of that queue claimable
+ * on this node (a submit, a consumer round creating workflow tasks) claims them for the parked
+ * long-polls in that same transaction — the same scan, attempts, task rows and events a claim
+ * would write — and after its COMMIT the long-polls answer with those tasks. Without it, the
+ * transaction commits, wakes a long-poll, and the long-poll claims in a transaction of its own:
+ * one more transaction, its commit and a group's wait between a task's submit and its claim.
+ *
+ * A parked long-poll is reserved while a transaction claims for it (`offer`): no other
+ * transaction takes it, and it does not leave (`leave` waits for the outcome). The transaction's
+ * outcome decides (`tx.onSettled`): committed, the claimed tasks are delivered; rolled back (the
+ * transaction, or the savepoint of the one request that offered), the long-poll is parked again
+ * as if nothing happened. A long-poll whose client went away is never offered anything.
+ *
+ * The claim is an ordinary claim of the parked request: the queue read (a paused queue hands out
+ * nothing), the scan in priority order (SKIP LOCKED, after the offering transaction's own locks;
+ * it may hand out an older ready task rather than the new one), resource keys, one attempt insert
+ * and one task update per start flag for all the long-polls served (`claimShares`).
+ */
+import type { WakeUps } from '../store/wake-ups.js';
+import type { Tx } from '../store/with-tx.js';
+import { toBool } from '../store/values.js';
+import type { ClaimedTask, ClaimRequest, QueueRef } from './claim-tasks.js';
+import { MAX_CLAIM_TASKS, claimShares, readyQuery, takeResources } from './claim-tasks.js';
+
+/** A parked long-poll, as `park` returns it to its owner. */
+export interface Parking {
+  /** Resolves with the tasks a committed hand-off claimed for it (never with none). */
+  readonly handed: Promise<readonly ClaimedTask[]>;
+  /**
+   * Stops parking: at once when not reserved; while a transaction claims for it, once that one
+   * has settled. The tasks it was handed, or undefined.
+   */
+  leave(): Promise<readonly ClaimedTask[] | undefined>;
+}
+
+interface Parked {
+  readonly queueId: string;
+  readonly request: ClaimRequest;
+  readonly signal: AbortSignal | undefined;
+  state: 'parked' | 'reserved' | 'left';
+  /** Set while reserved: resolves when the reserving transaction settles. */
+  settling: Promise<void> | undefined;
+  tasks: readonly ClaimedTask[] | undefined;
+  readonly hand: (tasks: readonly ClaimedTask[]) => void;
+}
+
+export class ClaimHandOff {
+  /** Parked long-polls by queue id, longest waiting first. */
+  readonly #parked = new Map<string, Parked[]>();
+
+  /** Parks a long-poll of `queueId` (its own claim request) until `leave`. */
+  park(queueId: string, request: ClaimRequest, signal?: AbortSignal): Parking {
+    let hand: (tasks: readonly ClaimedTask[]) => void = () => undefined;
+    const handed = new Promise<readonly ClaimedTask[]>((resolve) => (hand = resolve));
+    const parked: Parked = {
+      queueId,
+      request,
+      signal,
+      state: 'parked',
+      settling: undefined,
+      tasks: undefined,
+      hand,
+    };
+    this.#add(parked, false);
+    return {
+      handed,
+      leave: async () => {
+        if (parked.state === 'reserved') {
+          await parked.settling;
+        }
+        this.#remove(parked);
+        parked.state = 'left';
+        return parked.tasks;
+      },
+    };
+  }
+
+  /** Long-polls parked on the queue now (a test waits for one instead of sleeping). */
+  parkedCount(queueId: string): number {
+    return this.#parked.get(queueId)?.length ?? 0;
+  }
+
+  /**
+   * Inside a transaction that made up to `count` tasks of the queue claimable: claims for up to
+   * `count` parked long-polls of the queue, in this transaction. The number of tasks claimed
+   * (the caller wakes long-polls for the rest, as before).
+   */
+  async offer(tx: Tx, queue: QueueRef, count: number): Promise<number> {
+    const taken = this.#take(queue.id, count);
+    if (taken.length === 0) {
+      return 0;
+    }
+    let settle: () => void = () => undefined;
+    const settling = new Promise<void>((resolve) => (settle = resolve));
+    for (const parked of taken) {
+      parked.state = 'reserved';
+      parked.settling = settling;
+    }
+    let claimed: ClaimedTask[][] = taken.map(() => []);
+    tx.onSettled((committed) => {
+      taken.forEach((parked, i) => {
+        const tasks = committed ? (claimed[i] ?? []) : [];
+        if (tasks.length > 0) {
+          parked.tasks = tasks;
+          parked.state = 'left';
+          parked.hand(tasks);
+        } else {
+          parked.state = 'parked';
+          this.#add(parked, true);
+        }
+      });
+      settle();
+    });
+    claimed = await claimFor(
+      tx,
+      queue,
+      taken.map((p) => p.request),
+    );
+    return claimed.reduce((n, tasks) => n + tasks.length, 0);
+  }
+
+  #take(queueId: string, count: number): Parked[] {
+    const list = this.#parked.get(queueId);
+    if (list === undefined) {
+      return [];
+    }
+    const taken: Parked[] = [];
+    for (const parked of [...list]) {
+      if (taken.length >= count) {
+        break;
+      }
+      if (parked.signal?.aborted === true) {
+        continue;
+      }
+      this.#remove(parked);
+      taken.push(parked);
+    }
+    return taken;
+  }
+
+  #add(parked: Parked, first: boolean): void {
+    const list = this.#parked.get(parked.queueId) ?? [];
+    if (first) {
+      list.unshift(parked);
+    } else {
+      list.push(parked);
+    }
+    this.#parked.set(parked.queueId, list);
+  }
+
+  #remove(parked: Parked): void {
+    const list = this.#parked.get(parked.queueId);
+    const at = list?.indexOf(parked) ?? -1;
+    if (list !== undefined && at >= 0) {
+      list.splice(at, 1);
+      if (list.length === 0) {
+        this.#parked.delete(parked.queueId);
+      }
+    }
+  }
+}
+
+/**
+ * The claims of `requests` on one queue: the queue row and the scan in one packet (the scan
+ * counts only if the queue is there, with this id, and not paused), shared out in order.
+ */
+async function claimFor(
+  tx: Tx,
+  queue: QueueRef,
+  requests: readonly ClaimRequest[],
+): Promise<ClaimedTask[][]> {
+  const wants = requests.map((r) => Math.max(0, Math.min(r.maxTasks, MAX_CLAIM_TASKS)));
+  const total = wants.reduce((a, b) => a + b, 0);
+  const [queueRows, scanned] = await tx.readAll(
+    tx.db
+      .selectFrom('queues')
+      .select(['id', 'paused'])
+      .where('namespace_id', '=', queue.namespaceId)
+      .where('id', '=', queue.id),
+    readyQuery(tx, queue, total),
+  );
+  const row = queueRows[0];
+  if (row === undefined || toBool(row.paused) || total === 0) {
+    return requests.map(() => []);
+  }
+  const locked = await takeResources(tx, scanned);
+  let next = 0;
+  const shares = requests.map((request, i) => {
+    const tasks = locked.slice(next, next + (wants[i] ?? 0));
+    next += tasks.length;
+    return { tasks, request };
+  });
+  return claimShares(tx, shares);
+}
+
+/**
+ * A transaction's new tasks, one queue id per task, offered to the long-polls parked on this
+ * node (`offer`); the queue ids of the tasks nobody claimed, one per task, for the caller to
+ * wake long-polls for after its commit.
+ *
+ * `holdsHotRows`: the transaction holds rows other transactions queue for (a Start or a consumer
+ * round holds its application's quota row, seed 002 §1). On MariaDB the hand-off's two round
+ * trips would lengthen that hold, and under S3 the quota row is what limits throughput (201–216
+ * transitions/s without, 162–195 with: docs/design/hot-path.md §10), so there the tasks are left
+ * to the woken long-polls. SQLite has one writer: nothing waits longer on a row, and the
+ * hand-off saves a whole transaction.
+ */
+export async function handOffNew(
+  tx: Tx,
+  namespaceId: string,
+  queueIds: readonly string[],
+  options: { readonly holdsHotRows?: boolean } = {},
+): Promise<string[]> {
+  if (options.holdsHotRows === true && tx.dialect.name !== 'sqlite') {
+    return [...queueIds];
+  }
+  const counts = new Map<string, number>();
+  for (const id of queueIds) {
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  const unclaimed: string[] = [];
+  for (const [id, count] of counts) {
+    const claimed = await claimHandOffOf(tx).offer(tx, { namespaceId, id }, count);
+    for (let i = claimed; i < count; i++) {
+      unclaimed.push(id);
+    }
+  }
+  return unclaimed;
+}
+
+const handOffs = new WeakMap<WakeUps, ClaimHandOff>();
+
+/** This node's hand-off for the database `tx` runs on (one per opened database). */
+export function claimHandOffOf(tx: Pick<Tx, 'wakeUps'>): ClaimHandOff {
+  let handOff = handOffs.get(tx.wakeUps);
+  if (handOff === undefined) {
+    handOff = new ClaimHandOff();
+    handOffs.set(tx.wakeUps, handOff);
+  }
+  return handOff;
+}
