@@ -1,7 +1,7 @@
 /**
  * Direct hand-off to parked long-polls (docs/design/hot-path.md §10). A long-poll that found
  * nothing parks here while it waits. A transaction that then makes tasks of that queue claimable
- * on this node (a submit, a consumer round creating workflow tasks) claims them for the parked
+ * on this node (a submit, `POST /queues/{q}/tasks`) claims them for the parked
  * long-polls in that same transaction — the same scan, attempts, task rows and events a claim
  * would write — and after its COMMIT the long-polls answer with those tasks. Without it, the
  * transaction commits, wakes a long-poll, and the long-poll claims in a transaction of its own:
@@ -200,22 +200,15 @@ async function claimFor(
  * node (`offer`); the queue ids of the tasks nobody claimed, one per task, for the caller to
  * wake long-polls for after its commit.
  *
- * `holdsHotRows`: the transaction holds rows other transactions queue for (a Start or a consumer
- * round holds its application's quota row, seed 002 §1). On MariaDB the hand-off's two round
- * trips would lengthen that hold, and under S3 the quota row is what limits throughput (201–216
- * transitions/s without, 162–195 with: docs/design/hot-path.md §10), so there the tasks are left
- * to the woken long-polls. SQLite has one writer: nothing waits longer on a row, and the
- * hand-off saves a whole transaction.
+ * Offered by submits only. A Start or a consumer round holds its application's quota row until
+ * it commits (seed 002 §1), and the claim's work inside that hold cost S3 more than it saved S2,
+ * on both engines (docs/design/hot-path.md §10): their tasks' long-polls are woken instead.
  */
 export async function handOffNew(
   tx: Tx,
   namespaceId: string,
   queueIds: readonly string[],
-  options: { readonly holdsHotRows?: boolean } = {},
 ): Promise<string[]> {
-  if (options.holdsHotRows === true && tx.dialect.name !== 'sqlite') {
-    return [...queueIds];
-  }
   const counts = new Map<string, number>();
   for (const id of queueIds) {
     counts.set(id, (counts.get(id) ?? 0) + 1);

@@ -32,7 +32,6 @@ import { pageBody, readPage } from '../paging.js';
 import { queryBigInt, queryInteger } from '../query-fields.js';
 import { SHARE_LONG, route } from '../route.js';
 import { wakeClaims } from '../wake-claims.js';
-import { handOffNew } from '../../pulse/claim-hand-off.js';
 import type { RouteContext } from '../route.js';
 
 function parseStart(body: JsonValue | undefined) {
@@ -89,11 +88,11 @@ export const instanceRoutes = [
         workflow: ctx.params.workflow ?? '',
         maxActiveInstances: ctx.settings.maxActiveInstances,
       });
-      // The first tasks: claimed here for long-polls parked on this node, else woken for.
-      wakeClaims(
-        ctx,
-        await handOffNew(ctx.tx, ctx.principal.namespaceId, queueIds, { holdsHotRows: true }),
-      );
+      // The first tasks' long-polls are woken after the commit. Not handed off in this
+      // transaction (pulse/claim-hand-off.ts): a Start holds its application's quota row until
+      // it commits, and the claim's work inside that hold cost S3 more than it saved S2
+      // (docs/design/hot-path.md §10).
+      wakeClaims(ctx, queueIds);
       await auditChange(ctx, 'workflow.start', { type: 'instance', id: instanceId });
       const read = await readInstance(ctx.tx, ctx.principal.namespaceId, instanceId);
       return { body: { instance: instanceView(read) } };

@@ -6,7 +6,6 @@
  * runs the group again. If the group fails as a whole otherwise, each instance runs again in a
  * transaction of its own, so one instance's failure is never another's.
  */
-import { handOffNew } from '../../pulse/claim-hand-off.js';
 import type { Database } from '../../store/with-tx.js';
 import { withTx } from '../../store/with-tx.js';
 import { consumeInstance } from './consume-instance.js';
@@ -24,7 +23,7 @@ export async function consumeTogether(
   database: Database,
   refs: readonly InstanceRef[],
   programs: ProgramCache,
-  /** After the commit: the queues that got new tasks nobody claimed yet (wake their claims). */
+  /** After the commit: the queues that got new tasks (wake their claims). */
   onQueues: (queueIds: readonly string[]) => void,
 ): Promise<ConsumedTogether> {
   try {
@@ -34,20 +33,13 @@ export async function consumeTogether(
       const queueIds: string[] = [];
       for (const ref of refs) {
         try {
-          const round = async () => {
-            const consumed = await consumeInstance(tx, ref, programs);
-            return {
-              consumed,
-              unclaimed: await handOffNew(tx, ref.namespaceId, consumed.queueIds, {
-                holdsHotRows: true,
-              }),
-            };
-          };
           // Alone in its transaction, an instance needs no savepoint: a throw fails it whole.
-          const { consumed, unclaimed } =
-            refs.length === 1 ? await round() : await tx.savepoint(round);
+          const consumed =
+            refs.length === 1
+              ? await consumeInstance(tx, ref, programs)
+              : await tx.savepoint(() => consumeInstance(tx, ref, programs));
           worked ||= consumed.rows > 0 || consumed.advanced;
-          queueIds.push(...unclaimed);
+          queueIds.push(...consumed.queueIds);
         } catch (error: unknown) {
           if (refs.length === 1 || tx.dialect.retryableReason(error) !== undefined) {
             throw error;
