@@ -100,6 +100,12 @@ export class Worker {
   #reserved = 0;
   #slotWaiters: (() => void)[] = [];
   #loops: Promise<void>[] = [];
+  /**
+   * One per claim loop, aborted by `stop` with `#stopping`: each loop's long-poll and retry delay
+   * listen on a signal of their own, so a worker of many queues never has more than a couple of
+   * listeners on one signal (Node warns of a leak above ten).
+   */
+  readonly #loopStops: AbortController[] = [];
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -118,6 +124,9 @@ export class Worker {
   /** Stops claiming, waits for in-flight tasks to finish and report, then resolves. */
   async stop(): Promise<void> {
     this.#stopping.abort();
+    for (const loopStop of this.#loopStops) {
+      loopStop.abort();
+    }
     this.#wakeSlotWaiters();
     await Promise.all(this.#loops);
     // Completions sent before the stop may still bring tasks: run those too.
@@ -150,7 +159,12 @@ export class Worker {
   }
 
   async #claimLoop(queue: string): Promise<void> {
-    const signal = this.#stopping.signal;
+    const loopStop = new AbortController();
+    this.#loopStops.push(loopStop);
+    if (this.#stopping.signal.aborted) {
+      loopStop.abort();
+    }
+    const signal = loopStop.signal;
     while (!signal.aborted) {
       const free = await this.#reserveFreeSlots();
       if (signal.aborted) {

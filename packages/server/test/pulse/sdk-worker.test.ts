@@ -135,6 +135,43 @@ forEachDialect((dialect) => {
       }
     });
 
+    test('a worker of twelve queues long-polls them all without a listener-leak warning', async () => {
+      // Found by the weave crash test: every claim loop passed the worker's one stop signal to
+      // its long-poll, and `node:http` adds an abort listener per request, so twelve queues put
+      // twelve listeners on one signal and Node warned of a leak. Each loop has its own now.
+      const queues = Array.from({ length: 12 }, (_, i) => `q-many-${i}`);
+      for (const name of queues) {
+        await t.admin.createQueue({ name, application: 'app' });
+      }
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+      process.on('warning', onWarning);
+      const worker = startWorker({
+        client,
+        concurrency: queues.length,
+        waitMs: 20_000,
+        handlers: Object.fromEntries(queues.map((q) => [q, () => Promise.resolve(q)])),
+      });
+      try {
+        const ids = [];
+        for (const q of queues) {
+          ids.push((await client.submitTask(q, { input: q })).task.id);
+        }
+        for (const id of ids) {
+          await waitFor(async () => ((await statusOf(id)) === 'SUCCEEDED' ? true : undefined));
+        }
+        // A warning is emitted on the next tick of the listener that crossed the limit.
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(
+          warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+          [],
+        );
+      } finally {
+        await worker.stop();
+        process.off('warning', onWarning);
+      }
+    });
+
     test('stop() stops claiming, finishes the task in flight and reports it before resolving', async () => {
       await t.admin.createQueue({ name: 'q-stop', application: 'app' });
       let release!: () => void;
