@@ -22,7 +22,7 @@ import type { WakeUps } from '../store/wake-ups.js';
 import type { Tx } from '../store/with-tx.js';
 import { toBool } from '../store/values.js';
 import type { ClaimedTask, ClaimRequest, QueueRef } from './claim-tasks.js';
-import { MAX_CLAIM_TASKS, claimShares, readyQuery, takeResources } from './claim-tasks.js';
+import { claimInTurn, claimLimit, readyQuery, takeResources } from './claim-tasks.js';
 
 /** A parked long-poll, as `park` returns it to its owner. */
 export interface Parking {
@@ -171,8 +171,7 @@ async function claimFor(
   queue: QueueRef,
   requests: readonly ClaimRequest[],
 ): Promise<ClaimedTask[][]> {
-  const wants = requests.map((r) => Math.max(0, Math.min(r.maxTasks, MAX_CLAIM_TASKS)));
-  const total = wants.reduce((a, b) => a + b, 0);
+  const total = requests.reduce((n, r) => n + claimLimit(r.maxTasks), 0);
   const [queueRows, scanned] = await tx.readAll(
     tx.db
       .selectFrom('queues')
@@ -185,14 +184,7 @@ async function claimFor(
   if (row === undefined || toBool(row.paused) || total === 0) {
     return requests.map(() => []);
   }
-  const locked = await takeResources(tx, scanned);
-  let next = 0;
-  const shares = requests.map((request, i) => {
-    const tasks = locked.slice(next, next + (wants[i] ?? 0));
-    next += tasks.length;
-    return { tasks, request };
-  });
-  return claimShares(tx, shares);
+  return claimInTurn(tx, await takeResources(tx, scanned), requests);
 }
 
 /**

@@ -74,7 +74,7 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
   if (queue.paused) {
     return { queueId: queue.id, paused: true, claimed: [] };
   }
-  const limit = Math.min(request.maxTasks, MAX_CLAIM_TASKS);
+  const limit = claimLimit(request.maxTasks);
   const tasks = await lockReady(tx, { namespaceId: request.namespaceId, id: queue.id }, limit);
   return { queueId: queue.id, paused: false, claimed: await claimLocked(tx, tasks, request) };
 }
@@ -192,6 +192,29 @@ async function claimLocked(
 ): Promise<ClaimedTask[]> {
   const [claimed] = await claimShares(tx, [{ tasks, request }]);
   return claimed ?? [];
+}
+
+/** How many tasks one claim may take: its `maxTasks`, at most MAX_CLAIM_TASKS. */
+export function claimLimit(maxTasks: number): number {
+  return Math.max(0, Math.min(maxTasks, MAX_CLAIM_TASKS));
+}
+
+/**
+ * Locked tasks in claim order shared out among `requests` in order, each taking up to its
+ * `claimLimit`, then claimed together (`claimShares`). The claimed tasks of each request.
+ */
+export function claimInTurn(
+  tx: Tx,
+  locked: readonly Task[],
+  requests: readonly ClaimRequest[],
+): Promise<ClaimedTask[][]> {
+  let next = 0;
+  const shares = requests.map((request) => {
+    const tasks = locked.slice(next, next + claimLimit(request.maxTasks));
+    next += tasks.length;
+    return { tasks, request };
+  });
+  return claimShares(tx, shares);
 }
 
 /**

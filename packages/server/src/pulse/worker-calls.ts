@@ -25,13 +25,7 @@ import type { Tx } from '../store/with-tx.js';
 import { compareIds } from '../store/values.js';
 import type { Attempt, Task } from './task-record.js';
 import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
-import {
-  MAX_CLAIM_TASKS,
-  claimShares,
-  lockReady,
-  readyQuery,
-  takeResources,
-} from './claim-tasks.js';
+import { claimInTurn, claimLimit, lockReady, readyQuery, takeResources } from './claim-tasks.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import type { BatchItemResult, BatchOptions } from './complete-batch.js';
 import { completeBatch, lockBatchReads } from './complete-batch.js';
@@ -182,7 +176,7 @@ function queueKey(body: WorkerCallBody): string {
 
 /** How many tasks a call's claim may take (none without a claim). */
 function wantOf(body: WorkerCallBody): number {
-  return Math.min(body.claim?.maxTasks ?? 0, MAX_CLAIM_TASKS);
+  return body.claim === undefined ? 0 : claimLimit(body.claim.maxTasks);
 }
 
 /** What the claims of one queue want, in all (the scan's limit). */
@@ -310,25 +304,20 @@ async function claimAll(
     }
   }
   for (const [queueId, claimers] of byQueue) {
-    const wants = claimers.map((c) => wantOf(c.body));
     const namespaceId = claimers[0]?.body.namespaceId ?? '';
+    const requests = claimers.map(
+      ({ body }) => ({ ...body.claim, namespaceId, queueName: body.queueName }) as ClaimRequest,
+    );
     const rows = scanned.get(queueId);
     const locked =
       rows === undefined
         ? await lockReady(
             tx,
             { namespaceId, id: queueId },
-            wants.reduce((a, b) => a + b, 0),
+            claimers.reduce((n, c) => n + wantOf(c.body), 0),
           )
         : await takeResources(tx, rows);
-    let next = 0;
-    const shares = claimers.map(({ body }, i) => {
-      const tasks = locked.slice(next, next + (wants[i] ?? 0));
-      next += tasks.length;
-      const request = { ...body.claim, namespaceId, queueName: body.queueName } as ClaimRequest;
-      return { tasks, request };
-    });
-    const claimed = await claimShares(tx, shares);
+    const claimed = await claimInTurn(tx, locked, requests);
     claimers.forEach((claimer, i) => answers.get(claimer.at)?.claimed.push(...(claimed[i] ?? [])));
   }
 }

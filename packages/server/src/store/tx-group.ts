@@ -62,8 +62,9 @@ export class TxGroup<I, R> {
   readonly #queue: Waiting<I, R>[] = [];
   #inFlight = 0;
   readonly #returning: ReturningCallers | undefined;
-  /** While a group waits for returning callers: the timer that ends the wait, and its end. */
+  /** While a group waits for returning callers: the timer that ends the wait. */
   #holdTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The timer has fired: the group starts, whoever is expected. */
   #holdExpired = false;
 
   constructor(
