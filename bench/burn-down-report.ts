@@ -120,3 +120,74 @@ export function formatTable(rows: readonly Row[]): string {
   ]);
   return markdownTable(header, body);
 }
+
+/** The median of some numbers (of an even count, the mean of the middle two). */
+export function median(values: readonly number[]): number | undefined {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) {
+    return undefined;
+  }
+  return sorted.length % 2 === 1
+    ? sorted[half]
+    : ((sorted[half - 1] as number) + (sorted[half] as number)) / 2;
+}
+
+/** The same system's "1 node" row for a "2 nodes" row, if the round has one. */
+function oneNodeOf(row: Row, round: readonly Row[]): Row | undefined {
+  return row.name.includes('2 nodes')
+    ? round.find((r) => r.name === row.name.replace('2 nodes', '1 node'))
+    : undefined;
+}
+
+/**
+ * Several rounds of the same variants (`--rounds`): each system's jobs/s in every round and
+ * their median, and the ratios taken within each round (a machine whose speed drifts between
+ * rounds moves both sides of a ratio taken in one round alike) with their median.
+ */
+export function formatRounds(rounds: readonly (readonly Row[])[]): string {
+  const names = [...new Set(rounds.flatMap((round) => round.map((r) => r.name)))];
+  const header = [
+    'system',
+    'jobs/s by round',
+    'median',
+    '÷ graphile-worker by round',
+    'median ÷',
+    '÷ 1 node by round',
+    'median ÷ 1 node',
+  ];
+  const list = (values: readonly number[], digits: number) =>
+    values.map((v) => v.toFixed(digits)).join(', ');
+  const body = names.map((name) => {
+    const rates: number[] = [];
+    const toPeer: number[] = [];
+    const toOne: number[] = [];
+    for (const round of rounds) {
+      const row = round.find((r) => r.name === name);
+      if (row === undefined) {
+        continue;
+      }
+      rates.push(row.jobsPerSecond);
+      const peer = round.find((r) => r.kind === 'graphile-worker');
+      if (row.kind === 'pulse' && peer !== undefined) {
+        toPeer.push(row.jobsPerSecond / peer.jobsPerSecond);
+      }
+      const one = oneNodeOf(row, round);
+      if (one !== undefined) {
+        toOne.push(row.jobsPerSecond / one.jobsPerSecond);
+      }
+    }
+    const middle = (values: number[], digits: number, unit = '') =>
+      values.length === 0 ? '' : `${(median(values) ?? 0).toFixed(digits)}${unit}`;
+    return [
+      name,
+      list(rates, 0),
+      middle(rates, 0),
+      list(toPeer, 2),
+      middle(toPeer, 2, '×'),
+      list(toOne, 2),
+      middle(toOne, 2, '×'),
+    ];
+  });
+  return markdownTable(header, body);
+}

@@ -42,8 +42,12 @@ export interface System {
   enqueue(n: number): Promise<void>;
   /** Submits one job with this payload (paced phase). */
   submit(payload: { t: number; paced: true }): Promise<void>;
-  /** Jobs not yet completed. */
-  remaining(): Promise<number>;
+  /**
+   * Whether any job is not yet completed. An existence check, not a count: the harness asks every
+   * 50 ms during the drain, and a count of the jobs left read ~5,000 index entries a time on
+   * MariaDB (4–5 % of a core, charged to the system measured).
+   */
+  anyLeft(): Promise<boolean>;
   /** The database's own commit counter, or undefined (SQLite). */
   commits(): Promise<Commits | undefined>;
   /** Read-only queries this harness issued on the bench database (subtracted from PG counts). */
@@ -217,14 +221,14 @@ export class PulseSystem implements System {
     await this.#client(this.#submits++).submitTask(QUEUE, { input: payload, idempotent: true });
   }
 
-  async remaining(): Promise<number> {
+  async anyLeft(): Promise<boolean> {
     this.ownQueries++;
-    const sql = "SELECT COUNT(*) AS n FROM tasks WHERE status IN ('PENDING','CLAIMED','RUNNING')";
+    const sql = "SELECT 1 AS n FROM tasks WHERE status IN ('PENDING','CLAIMED','RUNNING') LIMIT 1";
     if (this.#sqlite !== undefined) {
-      return (this.#sqlite.prepare(sql).get() as { n: number }).n;
+      return this.#sqlite.prepare(sql).get() !== undefined;
     }
     const [rows] = await (this.#sql as Connection).query<RowDataPacket[]>(sql);
-    return Number(rows[0]?.n);
+    return rows.length > 0;
   }
 
   async commits(): Promise<Commits | undefined> {
@@ -373,11 +377,9 @@ export class PgBossSystem extends PgSystem implements System {
     await this.#boss?.send(QUEUE, payload);
   }
 
-  remaining(): Promise<number> {
-    return this.count(
-      "SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND state <> 'completed'",
-      [QUEUE],
-    );
+  async anyLeft(): Promise<boolean> {
+    const sql = "SELECT 1 FROM pgboss.job WHERE name = $1 AND state <> 'completed' LIMIT 1";
+    return (await this.count(`SELECT COUNT(*) AS n FROM (${sql}) AS j`, [QUEUE])) > 0;
   }
 
   workerConfig(_slot: number, concurrency: number): WorkerConfig {
@@ -422,8 +424,9 @@ export class GraphileSystem extends PgSystem implements System {
     await this.#utils?.addJob(QUEUE, payload);
   }
 
-  remaining(): Promise<number> {
-    return this.count('SELECT COUNT(*) AS n FROM graphile_worker._private_jobs');
+  async anyLeft(): Promise<boolean> {
+    const sql = 'SELECT 1 FROM graphile_worker._private_jobs LIMIT 1';
+    return (await this.count(`SELECT COUNT(*) AS n FROM (${sql}) AS j`)) > 0;
   }
 
   workerConfig(_slot: number, concurrency: number): WorkerConfig {

@@ -2,6 +2,7 @@
  * The Pulse burn-down bench (issue 4, docs/benchmarks.md "Pulse burn-down"):
  *
  *   npm run bench:burn-down -- [--jobs 20000] [--rate 50] [--paced-seconds 10] [--only a,b]
+ *                              [--rounds 1]
  *
  * For every system, on a fresh database: pre-enqueue `--jobs` no-op jobs (not timed), read the
  * database's commit counter, start 4 worker processes × concurrency 6 (= 24), time the drain
@@ -9,6 +10,12 @@
  * jobs are submitted at `--rate` per second for `--paced-seconds`; each handler records
  * `now - t` (t: taken right before the submit call) = submit→claim latency below saturation,
  * p50/p99. Every phase is bounded in time; everything runs on loopback.
+ *
+ * With `--rounds n` every variant runs n times, round by round, each round starting one variant
+ * later in the list (so no variant always runs first or right after the same one); a table per
+ * round, then each system's jobs/s by round with the median, and the ratios taken within each
+ * round with theirs. The machines this runs on drift by ±15 % over minutes (docs/benchmarks.md
+ * run 9): a ratio from one round is one sample.
  */
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -16,7 +23,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GraphileSystem, PgBossSystem, PulseSystem } from './burn-down-systems.js';
 import type { Commits, System } from './burn-down-systems.js';
-import { formatCpuTable, formatTable, percentile } from './burn-down-report.js';
+import { formatCpuTable, formatRounds, formatTable, percentile } from './burn-down-report.js';
 import { cpuUse, snapshot } from './cpu-use.js';
 import type { Row } from './burn-down-report.js';
 
@@ -33,6 +40,7 @@ interface Options {
   readonly rate: number;
   readonly pacedSeconds: number;
   readonly only: readonly string[] | undefined;
+  readonly rounds: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -47,6 +55,7 @@ function parseOptions(argv: readonly string[]): Options {
     rate: Number(get('rate') ?? 50),
     pacedSeconds: Number(get('paced-seconds') ?? 10),
     only: get('only')?.split(','),
+    rounds: Math.max(1, Number(get('rounds') ?? 1)),
   };
 }
 
@@ -146,7 +155,7 @@ class Workers {
 
 async function waitDrained(system: System, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while ((await system.remaining()) > 0) {
+  while (await system.anyLeft()) {
     if (Date.now() > until) {
       throw new Error(`${system.name}: jobs left after ${timeoutMs} ms`);
     }
@@ -166,10 +175,15 @@ async function runVariant(system: System, options: Options): Promise<Row> {
     const queriesBefore = system.ownQueries;
     await workers.start(system);
     const cpuBefore = snapshot();
+    const drainFrom = process.hrtime.bigint() / 1000n;
     started = Date.now();
     workers.go();
     await waitDrained(system, DRAIN_TIMEOUT_MS);
     const drainMs = Date.now() - started;
+    if (process.env['WEAVE_BENCH_NODE_ARGS'] !== undefined) {
+      // The drain on the monotonic clock a `--cpu-prof` profile's timestamps are on.
+      log(`drain from ${drainFrom} to ${process.hrtime.bigint() / 1000n} µs`);
+    }
     const cpu = cpuUse(cpuBefore, snapshot(), {
       servers: system.serverPids,
       workers: workers.pids,
@@ -246,29 +260,47 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const ids = options.only ?? Object.keys(VARIANTS);
   const known = { ...VARIANTS, ...SWEEP_VARIANTS };
-  const rows: Row[] = [];
-  const missing: string[] = [];
   for (const id of ids) {
-    const make = known[id];
-    if (make === undefined) {
+    if (known[id] === undefined) {
       throw new Error(`unknown variant ${id}; known: ${Object.keys(known).join(', ')}`);
     }
-    try {
-      rows.push(await runVariant(make(), options));
-    } catch (e: unknown) {
-      process.stderr.write(`variant ${id} failed: ${String(e)}\n`);
-      missing.push(id);
+  }
+  const rounds: Row[][] = [];
+  const missing: string[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const ran: { at: number; row: Row }[] = [];
+    for (let k = 0; k < ids.length; k++) {
+      const at = (k + round) % ids.length;
+      const id = ids[at] as string;
+      try {
+        ran.push({ at, row: await runVariant((known[id] as () => System)(), options) });
+      } catch (e: unknown) {
+        process.stderr.write(`variant ${id} failed: ${String(e)}\n`);
+        missing.push(id);
+      }
     }
+    // Tables in the order asked for, whatever order the round ran in.
+    rounds.push(ran.sort((a, b) => a.at - b.at).map((r) => r.row));
   }
   process.stdout.write(
     `\nburn-down: ${options.jobs} no-op jobs, ${PROCESSES} worker processes × ` +
-      `${CONCURRENCY_PER_PROCESS}; paced ${options.rate}/s × ${options.pacedSeconds} s\n\n`,
+      `${CONCURRENCY_PER_PROCESS}; paced ${options.rate}/s × ${options.pacedSeconds} s` +
+      (options.rounds > 1 ? `; ${options.rounds} rounds` : '') +
+      '\n',
   );
-  process.stdout.write(formatTable(rows) + '\n');
-  process.stdout.write(
-    '\nCPU during the drain, ms per job (all processes of each role; the machine has ' +
-      `${availableParallelism()} cores):\n\n${formatCpuTable(rows)}\n`,
-  );
+  for (const [i, rows] of rounds.entries()) {
+    if (options.rounds > 1) {
+      process.stdout.write(`\nRound ${i + 1}:\n`);
+    }
+    process.stdout.write('\n' + formatTable(rows) + '\n');
+    process.stdout.write(
+      '\nCPU during the drain, ms per job (all processes of each role; the machine has ' +
+        `${availableParallelism()} cores):\n\n${formatCpuTable(rows)}\n`,
+    );
+  }
+  if (options.rounds > 1) {
+    process.stdout.write(`\nOver the ${options.rounds} rounds:\n\n${formatRounds(rounds)}\n`);
+  }
   if (missing.length > 0) {
     process.stdout.write(`\nfailed variants: ${missing.join(', ')}\n`);
     process.exitCode = 1;

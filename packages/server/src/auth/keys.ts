@@ -3,7 +3,7 @@
  * key is stored, and it is compared in constant time. A key has 256 bits of secret, so a plain
  * hash (no slow KDF) is the right tool: there is nothing to brute-force.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const KEY_PATTERN = /^wv_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
@@ -26,7 +26,7 @@ export function toNewKey(key: string): NewKey | undefined {
 }
 
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** The lookup part of a well-formed key, or undefined. Never returns or logs the secret. */

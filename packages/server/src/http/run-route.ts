@@ -4,7 +4,7 @@
  * namespace's object → 404) is written to the audit log in its own transaction, since the
  * request's own transaction rolls back.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalize } from '@weave/json';
 import { toJsonText } from './json-text.js';
 import type { JsonValue } from '@weave/json';
@@ -244,7 +244,7 @@ function receiptKey(
     namespaceId: principal.namespaceId,
     operation,
     key: req.idempotencyKey,
-    digest: createHash('sha256').update(canonicalize(frozen)).digest('hex'),
+    digest: hash('sha256', canonicalize(frozen), 'hex'),
   };
 }
 

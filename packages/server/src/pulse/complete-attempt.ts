@@ -6,7 +6,7 @@
  * settled with the same digest and returns the stored receipt, writing nothing (seed 000 §1,
  * E1.6). A different completion for a settled attempt is `permit_stale`.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalize, isJsonObject, parse, stringify, utf8ByteLength } from '@weave/json';
 import type { JsonValue } from '@weave/json';
 import { WeaveError, notFound } from '../errors.js';
@@ -162,9 +162,7 @@ function errorColumns(error: TaskError | undefined) {
 }
 
 function completionDigest(c: Completion): string {
-  return createHash('sha256')
-    .update(canonicalize({ ...c }))
-    .digest('hex');
+  return hash('sha256', canonicalize({ ...c }), 'hex');
 }
 
 function storedReceipt(text: string): TaskReceipt {

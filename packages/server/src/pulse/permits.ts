@@ -4,7 +4,7 @@
  * one, the generation matches, the attempt is live (CLAIMED/RUNNING) and the lease has not
  * ended on the database clock (DESIGN.md §4). Anything else is `permit_stale` and changes nothing.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { WeaveError } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Attempt, Task } from './task-record.js';
@@ -13,13 +13,26 @@ import { findAttempt, lockTask } from './task-record.js';
 /** 256 bits: guessing a live permit is not a strategy. */
 const PERMIT_BYTES = 32;
 
+/**
+ * Random bytes are drawn from the CSPRNG 128 permits at a time, as Node's `randomUUID` does: one
+ * `randomBytes` call costs ~8 µs here, 4–5 % of a node's busy time in a drain when made per
+ * claimed task. Every byte is handed out once.
+ */
+const POOL = Buffer.alloc(PERMIT_BYTES * 128);
+let poolUsed = POOL.length;
+
 export function createPermit(): { token: string; hash: Buffer } {
-  const token = randomBytes(PERMIT_BYTES).toString('base64url');
+  if (poolUsed === POOL.length) {
+    randomFillSync(POOL);
+    poolUsed = 0;
+  }
+  const token = POOL.toString('base64url', poolUsed, poolUsed + PERMIT_BYTES);
+  poolUsed += PERMIT_BYTES;
   return { token, hash: hashPermit(token) };
 }
 
 export function hashPermit(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 export interface PermitRef {
