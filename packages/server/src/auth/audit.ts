@@ -1,4 +1,5 @@
 /** The audit log: every change made through the API and every denied request. */
+import { insertRows } from '../store/insert-rows.js';
 import type { Tx } from '../store/with-tx.js';
 
 export interface AuditEntry {
@@ -24,7 +25,9 @@ export async function writeAudits(tx: Tx, entries: readonly AuditEntry[]): Promi
     return;
   }
   await tx.write(
-    tx.db.insertInto('audit_log').values(
+    insertRows(
+      tx.db,
+      'audit_log',
       entries.map((entry) => ({
         namespace_id: entry.namespaceId,
         at: tx.now,

@@ -16,9 +16,10 @@ import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import type { Schema, TasksTable } from '../store/schema.js';
+import { insertRows } from '../store/insert-rows.js';
 import { inNamespaces } from '../store/namespace-filter.js';
 import type { Tx } from '../store/with-tx.js';
-import type { Micros } from '../store/values.js';
+import type { DbInt, Micros } from '../store/values.js';
 import { toBool, toId } from '../store/values.js';
 import { createPermit } from './permits.js';
 import { acquireResource } from './resource-keys.js';
@@ -264,27 +265,27 @@ export async function claimShares(
 
 /** One multi-row insert; RETURNING (SQLite ≥ 3.35, MariaDB ≥ 10.5) maps task → attempt id. */
 async function insertAttempts(tx: Tx, plans: readonly ClaimPlan[]): Promise<Map<string, string>> {
-  const query = tx.db
-    .insertInto('task_attempts')
-    .values(
-      plans.map((plan) => {
-        const started = plan.request.start === true;
-        return {
-          namespace_id: plan.task.namespaceId,
-          task_id: plan.task.id,
-          attempt_number: plan.attemptNumber,
-          generation: plan.generation,
-          worker_id: plan.request.workerId,
-          permit_hash: plan.hash,
-          status: started ? 'RUNNING' : 'CLAIMED',
-          claimed_at: tx.now,
-          started_at: started ? tx.now : null,
-          lease_until: plan.leaseUntil,
-          expires_at: plan.expiresAt,
-        };
-      }),
-    )
-    .returning(['id', 'task_id']);
+  const query = insertRows<'task_attempts', { id: DbInt; task_id: DbInt }>(
+    tx.db,
+    'task_attempts',
+    plans.map((plan) => {
+      const started = plan.request.start === true;
+      return {
+        namespace_id: plan.task.namespaceId,
+        task_id: plan.task.id,
+        attempt_number: plan.attemptNumber,
+        generation: plan.generation,
+        worker_id: plan.request.workerId,
+        permit_hash: plan.hash,
+        status: started ? 'RUNNING' : 'CLAIMED',
+        claimed_at: tx.now,
+        started_at: started ? tx.now : null,
+        lease_until: plan.leaseUntil,
+        expires_at: plan.expiresAt,
+      };
+    }),
+    ['id', 'task_id'],
+  );
   // executeQuery, not execute(): Kysely's MySQL adapter drops RETURNING rows, MariaDB sends them.
   const { rows } = await tx.db.executeQuery(query.compile());
   return new Map(rows.map((row) => [toId(row.task_id), toId(row.id)]));
@@ -351,14 +352,14 @@ async function insertClaimEvents(tx: Tx, claimed: readonly Claimed[]): Promise<v
     details: null,
   });
   await tx.write(
-    tx.db
-      .insertInto('task_events')
-      .values(
-        claimed.flatMap(({ plan, claimed: c }) =>
-          plan.request.start === true
-            ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
-            : [event(c, 1n, 'task.claimed', 'CLAIMED')],
-        ),
+    insertRows(
+      tx.db,
+      'task_events',
+      claimed.flatMap(({ plan, claimed: c }) =>
+        plan.request.start === true
+          ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
+          : [event(c, 1n, 'task.claimed', 'CLAIMED')],
       ),
+    ),
   );
 }

@@ -4,6 +4,7 @@
  * writes an event). The caller holds the task row lock.
  */
 import { stringify } from '@weave/json';
+import { insertRows } from '../store/insert-rows.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Updateable } from 'kysely';
 import type { TasksTable } from '../store/schema.js';
@@ -68,7 +69,9 @@ export async function writeTaskEvents(
   }));
   tx.afterCommit(() => tx.observe.taskEvents(facts));
   await tx.write(
-    tx.db.insertInto('task_events').values(
+    insertRows(
+      tx.db,
+      'task_events',
       events.map(({ task, change }) => ({
         namespace_id: task.namespaceId,
         task_id: task.id,
