@@ -11,7 +11,14 @@
  * statement of the shape is built by Kysely as before.
  */
 import { createQueryId } from 'kysely';
-import type { Compilable, CompiledQuery, Insertable, Kysely, RootOperationNode } from 'kysely';
+import type {
+  Compilable,
+  CompiledQuery,
+  DialectAdapter,
+  Insertable,
+  Kysely,
+  RootOperationNode,
+} from 'kysely';
 import type { Schema } from './schema.js';
 
 type Table = keyof Schema;
@@ -24,7 +31,11 @@ interface Shape {
 /** Enough for every table × row count the hot path writes; beyond it, nothing more is kept. */
 const MAX_SHAPES = 1_024;
 
-const shapesOf = new WeakMap<Kysely<Schema>, Map<string, Shape | null>>();
+/**
+ * By dialect adapter: a transaction's `tx.db` is a Kysely instance of its own, but every instance
+ * of one database shares its dialect's adapter, and the SQL text depends only on the dialect.
+ */
+const shapesOf = new WeakMap<DialectAdapter, Map<string, Shape | null>>();
 
 /**
  * `INSERT INTO table (columns of the first row) VALUES (…), …` with `RETURNING returning` if
@@ -41,12 +52,18 @@ export function insertRows<T extends Table, R = Record<string, never>>(
       const columns = Object.keys(rows[0] ?? {});
       const values = rows.flatMap((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
       const key = `${table}(${columns.join(',')})×${rows.length}→${returning.join(',')}`;
-      let shapes = shapesOf.get(db);
+      const adapter = db.getExecutor().adapter;
+      let shapes = shapesOf.get(adapter);
       if (shapes === undefined) {
         shapes = new Map();
-        shapesOf.set(db, shapes);
+        shapesOf.set(adapter, shapes);
       }
-      const shape = shapes.get(key);
+      // A row with other columns (one left undefined, which Kysely leaves out, or one more) makes
+      // another statement than the shape's: built by Kysely, never kept.
+      const sameColumns =
+        !values.includes(undefined) &&
+        rows.every((row) => Object.keys(row).length === columns.length);
+      const shape = sameColumns ? shapes.get(key) : null;
       if (shape !== undefined && shape !== null) {
         return {
           sql: shape.sql,

@@ -75,6 +75,19 @@ forEachDialect((dialect) => {
       );
     });
 
+    test('a shape is reused across transactions (each has a Kysely instance of its own)', async () => {
+      const compiled = [];
+      for (const action of ['t.one', 't.two']) {
+        compiled.push(
+          await withTx(db.database, (tx) =>
+            Promise.resolve(insertRows(tx.db, 'audit_log', [row(action, 'z', 10n)]).compile()),
+          ),
+        );
+      }
+      assert.equal(compiled[1]?.query, compiled[0]?.query, 'reused, not built again');
+      assert.deepEqual(compiled[1]?.parameters.includes('t.two'), true);
+    });
+
     test('RETURNING gives the new rows of a reused shape', async () => {
       const ids: string[] = [];
       await withTx(db.database, async (tx) => {
@@ -118,6 +131,21 @@ forEachDialect((dialect) => {
       assert.equal(b.parameters.includes('p.two'), true);
       assert.equal(b.parameters.includes(undefined), false);
       assert.notEqual(b.query, a.query, 'built again');
+      // A row with one column more than the first, once the first's shape is kept.
+      const short = (action: string) => {
+        const { code: _left, ...rest } = row(action, null, 13n);
+        return rest as ReturnType<typeof row>;
+      };
+      const kept = insertRows(db.database.kysely, 'audit_log', [short('q.one'), short('q.two')]);
+      const again = insertRows(db.database.kysely, 'audit_log', [short('q.3'), short('q.4')]);
+      const keptQuery = kept.compile().query;
+      assert.equal(again.compile().query, keptQuery, 'the shorter shape is kept');
+      const mixed = insertRows(db.database.kysely, 'audit_log', [
+        short('q.five'),
+        row('q.six', 'w', 14n),
+      ]).compile();
+      assert.notEqual(mixed.query, keptQuery);
+      assert.equal(mixed.parameters.includes('w'), true, 'the extra column is written');
     });
   });
 });
