@@ -18,6 +18,7 @@ import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
 import { compareIds, formatInstant, toId } from '../store/values.js';
 import type { WakeUps } from '../store/wake-ups.js';
+import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 
 export interface ResultEvent {
@@ -139,11 +140,13 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
   const count = BigInt(events.length);
   const at = formatInstant(tx.now);
   await tx.write(
-    tx.db
-      .updateTable('orbit_streams')
-      .set({ next_seq: sql`next_seq + ${count}` })
-      .where('id', '=', streamId)
-      .where('namespace_id', '=', namespaceId),
+    shaped(tx.db, 'stream seqs', [count, streamId, namespaceId], () =>
+      tx.db
+        .updateTable('orbit_streams')
+        .set({ next_seq: sql`next_seq + ${count}` })
+        .where('id', '=', streamId)
+        .where('namespace_id', '=', namespaceId),
+    ),
   );
   const next = tx.dialect.once(
     'stream_next_seq',
@@ -156,6 +159,7 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
   const rows = events.map((event, i) => {
     const seq = sql<bigint>`${next.ref} - ${count - BigInt(i)}`;
     const snapshot = stringify({ type: event.type, at, ...event.fields });
+    const tail = snapshot.slice(1);
     return {
       stream_id: streamId,
       seq,
@@ -166,13 +170,43 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
       source_revision: event.revision,
       at: tx.now,
       // '{"seq":"<seq>",' + the snapshot without its opening brace.
-      body: tx.dialect.concat([sql`'{"seq":"'`, seq, sql`'",'`, sql`${snapshot.slice(1)}`]),
+      body: tx.dialect.concat([sql`'{"seq":"'`, seq, sql`'",'`, sql`${tail}`]),
       size: snapshot.length,
+      tail,
     };
   });
+  // The parameters Kysely binds, row by row in column order (store/statement-shapes.ts): the
+  // seq and the body carry `next.ref`'s own (none on MariaDB, the stream read on SQLite).
+  const refParameters = next.ref.compile(tx.db).parameters;
+  const parametersOf = (row: (typeof rows)[number], i: number) => {
+    const back = count - BigInt(i);
+    const seq = [...refParameters, back];
+    const { namespace_id, type, source_kind, source_id, source_revision, at } = row;
+    return [
+      streamId,
+      ...seq,
+      namespace_id,
+      type,
+      source_kind,
+      source_id,
+      source_revision,
+      at,
+    ].concat(seq, row.tail);
+  };
+  let first = 0;
   for (const chunk of chunksByBytes(rows)) {
+    const from = first;
+    first += chunk.length;
     await tx.write(
-      tx.db.insertInto('orbit_result_events').values(chunk.map(({ size: _size, ...row }) => row)),
+      shaped(
+        tx.db,
+        `stream events ×${chunk.length}`,
+        chunk.flatMap((row, k) => parametersOf(row, from + k)),
+        () =>
+          tx.db
+            .insertInto('orbit_result_events')
+            .values(chunk.map(({ size: _size, tail: _tail, ...row }) => row)),
+      ),
     );
   }
   tx.afterCommit(() => tx.wakeUps.notify(streamWakeUpKey(streamId)));

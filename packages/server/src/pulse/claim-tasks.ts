@@ -14,9 +14,10 @@
  */
 import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
-import type { Kysely, RawBuilder, Selectable } from 'kysely';
+import type { Compilable, Kysely, RawBuilder, Selectable } from 'kysely';
 import type { Schema, TasksTable } from '../store/schema.js';
 import { insertRows } from '../store/insert-rows.js';
+import { shaped } from '../store/statement-shapes.js';
 import { inNamespaces } from '../store/namespace-filter.js';
 import type { Tx } from '../store/with-tx.js';
 import type { DbInt, Micros } from '../store/values.js';
@@ -86,7 +87,7 @@ export async function claimTasks(tx: Tx, request: ClaimRequest): Promise<ClaimOu
  * (worker-calls.ts) scan once for all their callers and share the result out.
  */
 export async function lockReady(tx: Tx, queue: QueueRef, limit: number): Promise<Task[]> {
-  return takeResources(tx, await readyQuery(tx, queue, limit).execute());
+  return takeResources(tx, (await tx.db.executeQuery(readyQuery(tx, queue, limit).compile())).rows);
 }
 
 /**
@@ -141,14 +142,25 @@ export function readyTasks(db: Kysely<Schema>, queue: QueueRef, now: Micros) {
  * `ix_tasks_claim`, so it stops after `limit` rows without a sort. Rows another claimer holds
  * are skipped.
  */
-export function readyQuery(tx: Tx, queue: QueueRef, limit: number) {
-  const query = readyTasks(tx.db, queue, tx.now)
-    .selectAll()
-    .orderBy('priority', 'desc')
-    .orderBy('available_at')
-    .orderBy('id')
-    .limit(limit);
-  return tx.dialect.forUpdateSkipLocked(query);
+export function readyQuery(
+  tx: Tx,
+  queue: QueueRef,
+  limit: number,
+): Compilable<Selectable<TasksTable>> {
+  return shaped(
+    tx.db,
+    'ready tasks',
+    [queue.namespaceId, queue.id, 'PENDING', tx.now, tx.now, limit],
+    () =>
+      tx.dialect.forUpdateSkipLocked(
+        readyTasks(tx.db, queue, tx.now)
+          .selectAll()
+          .orderBy('priority', 'desc')
+          .orderBy('available_at')
+          .orderBy('id')
+          .limit(limit),
+      ),
+  );
 }
 
 interface ClaimPlan {
@@ -305,28 +317,49 @@ async function updateClaimedTasks(
     return;
   }
   const owners = new Set(claimed.map((c) => c.plan.request.workerId));
+  const oneOwner = owners.size === 1;
+  const namespaces = [...new Set(claimed.map((c) => c.plan.task.namespaceId))];
+  const status = started ? 'RUNNING' : 'CLAIMED';
+  const revisionStep = started ? 2 : 1;
+  const arms = <T>(value: (c: Claimed) => T) => claimed.flatMap((c) => [c.plan.task.id, value(c)]);
   await tx.write(
-    tx.db
-      .updateTable('tasks')
-      .set({
-        status: started ? 'RUNNING' : 'CLAIMED',
-        revision: sql`revision + ${started ? 2 : 1}`,
-        attempt_count: sql`attempt_count + 1`,
-        generation: sql`generation + 1`,
-        current_attempt_id: byTask(claimed, (c) => c.claimed.attemptId),
-        lease_owner:
-          owners.size === 1
-            ? (claimed[0] as Claimed).plan.request.workerId
-            : byTask(claimed, (c) => c.plan.request.workerId),
-        lease_until: byTask(claimed, (c) => c.claimed.leaseUntil),
-        updated_at: tx.now,
-      })
-      .where(
-        'id',
-        'in',
-        claimed.map((c) => c.plan.task.id),
-      )
-      .where(inNamespaces([...new Set(claimed.map((c) => c.plan.task.namespaceId))])),
+    shaped(
+      tx.db,
+      `claimed tasks ${status} ×${claimed.length} owner ${oneOwner ? 'one' : 'each'} ns ×${namespaces.length}`,
+      [
+        status,
+        revisionStep,
+        ...arms((c) => c.claimed.attemptId),
+        ...(oneOwner
+          ? [(claimed[0] as Claimed).plan.request.workerId]
+          : arms((c) => c.plan.request.workerId)),
+        ...arms((c) => c.claimed.leaseUntil),
+        tx.now,
+        ...claimed.map((c) => c.plan.task.id),
+        ...namespaces.map((id) => BigInt(id)),
+      ],
+      () =>
+        tx.db
+          .updateTable('tasks')
+          .set({
+            status,
+            revision: sql`revision + ${revisionStep}`,
+            attempt_count: sql`attempt_count + 1`,
+            generation: sql`generation + 1`,
+            current_attempt_id: byTask(claimed, (c) => c.claimed.attemptId),
+            lease_owner: oneOwner
+              ? (claimed[0] as Claimed).plan.request.workerId
+              : byTask(claimed, (c) => c.plan.request.workerId),
+            lease_until: byTask(claimed, (c) => c.claimed.leaseUntil),
+            updated_at: tx.now,
+          })
+          .where(
+            'id',
+            'in',
+            claimed.map((c) => c.plan.task.id),
+          )
+          .where(inNamespaces(namespaces)),
+    ),
   );
 }
 

@@ -20,6 +20,7 @@
 import { workers } from '@weave/sdk/protocol';
 import { isWeaveError, notFound } from '../errors.js';
 import type { WeaveError } from '../errors.js';
+import { shaped } from '../store/statement-shapes.js';
 import type { RowsOf, Tx } from '../store/with-tx.js';
 import { compareIds, toId } from '../store/values.js';
 import type { CompleteRequest } from './complete-attempt.js';
@@ -200,19 +201,27 @@ export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
     namespaceId === undefined || taskIds.length === 0
       ? undefined
       : ([
-          tx.dialect.forUpdate(
-            tx.db
-              .selectFrom('tasks')
-              .selectAll()
-              .where('namespace_id', '=', namespaceId)
-              .where('id', 'in', taskIds)
-              .orderBy('id'),
+          shaped(tx.db, `lock tasks ×${taskIds.length}`, [namespaceId, ...taskIds], () =>
+            tx.dialect.forUpdate(
+              tx.db
+                .selectFrom('tasks')
+                .selectAll()
+                .where('namespace_id', '=', namespaceId)
+                .where('id', 'in', taskIds)
+                .orderBy('id'),
+            ),
           ),
-          tx.db
-            .selectFrom('task_attempts')
-            .selectAll()
-            .where('namespace_id', '=', namespaceId)
-            .where('id', 'in', attemptIds.length > 0 ? attemptIds : ['0']),
+          shaped(
+            tx.db,
+            `attempts ×${Math.max(1, attemptIds.length)}`,
+            [namespaceId, ...(attemptIds.length > 0 ? attemptIds : ['0'])],
+            () =>
+              tx.db
+                .selectFrom('task_attempts')
+                .selectAll()
+                .where('namespace_id', '=', namespaceId)
+                .where('id', 'in', attemptIds.length > 0 ? attemptIds : ['0']),
+          ),
         ] as const);
   type Rows = RowsOf<NonNullable<typeof queries>>;
   return {

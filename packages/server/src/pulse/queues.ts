@@ -7,6 +7,7 @@ import { checkName } from '../auth/namespaces.js';
 import { alreadyExists, notFound } from '../errors.js';
 import type { ExistenceCheckHooks } from '../store/unique-insert.js';
 import { insertUnique } from '../store/unique-insert.js';
+import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt, toMicros } from '../store/values.js';
@@ -94,7 +95,7 @@ export async function findQueue(
   name: string,
 ): Promise<Queue | undefined> {
   const read = queueByName(tx, namespaceId, name);
-  return read.found(await read.query.execute());
+  return read.found((await tx.db.executeQuery(read.query.compile())).rows);
 }
 
 /**
@@ -103,7 +104,9 @@ export async function findQueue(
  */
 export function queueByName(tx: Tx, namespaceId: string, name: string) {
   return {
-    query: queueQuery(tx, namespaceId).where('q.name', '=', name),
+    query: shaped(tx.db, 'queue by name', [namespaceId, namespaceId, name], () =>
+      queueQuery(tx, namespaceId).where('q.name', '=', name),
+    ),
     found: (rows: readonly QueueRow[]): Queue | undefined => {
       const [row] = rows;
       return row && toQueue(row);

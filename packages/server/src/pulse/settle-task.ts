@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { writeAudits } from '../auth/audit.js';
 import { appendResult } from '../orbit/append-result.js';
 import { inNamespaces } from '../store/namespace-filter.js';
+import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 import { deliverResult } from '../weave/delivery/deliver-result.js';
 import { releaseResource } from './resource-keys.js';
@@ -151,36 +152,56 @@ async function updateTaskRows(
   }
   for (const group of shapes.values()) {
     const columns = Object.keys(group[0]?.change.set ?? {}) as (keyof TaskSet)[];
+    const ids = group.map((c) => c.task.id);
+    const namespaces = namespacesOf(group.map((c) => c.task));
+    const status = byId(group.map((c) => [c.task.id, c.change.status]));
+    const values = columns.map((column) =>
+      byId(group.map((c) => [c.task.id, c.change.set?.[column] ?? null])),
+    );
     const set: Record<string, unknown> = {
-      status: byId(group.map((c) => [c.task.id, c.change.status])),
+      status: status.value,
       revision: sql`revision + 1`,
       updated_at: tx.now,
     };
-    for (const column of columns) {
-      set[column] = byId(group.map((c) => [c.task.id, c.change.set?.[column] ?? null]));
-    }
+    columns.forEach((column, i) => (set[column] = values[i]?.value));
     await tx.write(
-      tx.db
-        .updateTable('tasks')
-        .set(set)
-        .where(
-          'id',
-          'in',
-          group.map((c) => c.task.id),
-        )
-        .where(inNamespaces(namespacesOf(group.map((c) => c.task)))),
+      shaped(
+        tx.db,
+        `settled tasks ×${group.length} ns ×${namespaces.length} status ${status.arms} ` +
+          columns.map((column, i) => `${column} ${values[i]?.arms}`).join(' '),
+        [
+          ...status.parameters,
+          tx.now,
+          ...values.flatMap((v) => v.parameters),
+          ...ids,
+          ...namespaces.map((id) => BigInt(id)),
+        ],
+        () =>
+          tx.db
+            .updateTable('tasks')
+            .set(set)
+            .where('id', 'in', ids)
+            .where(inNamespaces(namespaces)),
+      ),
     );
   }
 }
 
-/** The value itself when every row gets the same one, else `CASE id WHEN … THEN … END`. */
+/**
+ * The value itself when every row gets the same one, else `CASE id WHEN … THEN … END`; with
+ * the parameters it binds, in order, and which of the two it is (for a statement's shape).
+ */
 function byId(values: readonly (readonly [string, unknown])[]) {
   const first = values[0]?.[1];
   if (values.every(([, v]) => v === first)) {
-    return first;
+    return { value: first, parameters: [first], arms: 'one' };
   }
   const arms = values.map(([id, v]) => sql`WHEN ${id} THEN ${v}`);
-  return sql`CASE id ${sql.join(arms, sql` `)} END`;
+  return {
+    value: sql`CASE id ${sql.join(arms, sql` `)} END`,
+    parameters: values.flatMap(([id, v]) => [id, v]),
+    arms: 'case',
+  };
 }
 
 async function settleAttempts(
@@ -195,23 +216,40 @@ async function settleAttempts(
     return;
   }
   const pairs = <T>(f: (s: (typeof settled)[number]) => T) =>
-    settled.map((s) => [s.attempt.id, f(s)] as const);
+    byId(settled.map((s) => [s.attempt.id, f(s)] as const));
+  const status = pairs((s) => s.attempt.status);
+  const errorCode = pairs((s) => s.attempt.errorCode ?? null);
+  const digest = pairs((s) => s.attempt.completionDigest ?? null);
+  const receipt = pairs((s) => stringify(receiptJson(s.receipt)));
+  const ids = settled.map((s) => s.attempt.id);
+  const namespaces = [...new Set(settled.map((s) => s.namespaceId))];
   await tx.write(
-    tx.db
-      .updateTable('task_attempts')
-      .set({
-        status: byId(pairs((s) => s.attempt.status)) as string,
-        finished_at: tx.now,
-        error_code: byId(pairs((s) => s.attempt.errorCode ?? null)) as string | null,
-        completion_digest: byId(pairs((s) => s.attempt.completionDigest ?? null)) as string | null,
-        receipt: byId(pairs((s) => stringify(receiptJson(s.receipt)))) as string,
-      })
-      .where(
-        'id',
-        'in',
-        settled.map((s) => s.attempt.id),
-      )
-      .where('namespace_id', 'in', [...new Set(settled.map((s) => s.namespaceId))]),
+    shaped(
+      tx.db,
+      `settled attempts ×${settled.length} ns ×${namespaces.length} ` +
+        `${status.arms} ${errorCode.arms} ${digest.arms} ${receipt.arms}`,
+      [
+        ...status.parameters,
+        tx.now,
+        ...errorCode.parameters,
+        ...digest.parameters,
+        ...receipt.parameters,
+        ...ids,
+        ...namespaces,
+      ],
+      () =>
+        tx.db
+          .updateTable('task_attempts')
+          .set({
+            status: status.value as string,
+            finished_at: tx.now,
+            error_code: errorCode.value as string | null,
+            completion_digest: digest.value as string | null,
+            receipt: receipt.value as string,
+          })
+          .where('id', 'in', ids)
+          .where('namespace_id', 'in', namespaces),
+    ),
   );
 }
 
