@@ -19,6 +19,8 @@ export interface Row {
   readonly submitP99: number | undefined;
   /** Pulse: worker calls per grouped transaction over the drain (`weave_group_commit_items`). */
   readonly callsPerGroup: number | undefined;
+  /** Jobs per grouped worker call during the drain (completions and claims ride one call). */
+  readonly jobsPerCall: number | undefined;
   /** CPU seconds by role over the drain (cpu-use.ts); undefined off Linux. */
   readonly cpu: CpuUse | undefined;
 }
@@ -65,6 +67,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
     'other',
     'busy cores',
     'calls/group',
+    'jobs/call',
   ];
   const body = rows.map((r) => {
     const cpu = r.cpu;
@@ -86,6 +89,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
       perJob(cpu?.other),
       busy,
       r.kind === 'pulse' ? fixed(r.callsPerGroup, 2) : '',
+      r.kind === 'pulse' ? fixed(r.jobsPerCall, 2) : '',
     ];
   });
   return markdownTable(header, body);

@@ -43,7 +43,21 @@ interface Options {
   readonly rounds: number;
 }
 
+const USAGE =
+  'usage: node bench/build/burn-down.js [--jobs N] [--rate N] [--paced-seconds N] ' +
+  '[--only id,id,…] [--rounds N]';
+const FLAGS = new Set(['--jobs', '--rate', '--paced-seconds', '--only', '--rounds']);
+
 function parseOptions(argv: readonly string[]): Options {
+  // Every flag takes a value; anything else (`--help` too) prints the usage instead of running.
+  for (let i = 0; i < argv.length; i += 2) {
+    if (!FLAGS.has(argv[i] as string) || argv[i + 1] === undefined) {
+      process.stderr.write(
+        `${USAGE}\nvariants: ${Object.keys({ ...VARIANTS, ...SWEEP_VARIANTS }).join(', ')}\n`,
+      );
+      process.exit(argv[i] === '--help' ? 0 : 2);
+    }
+  }
   const get = (name: string) => {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -232,6 +246,10 @@ async function runVariant(system: System, options: Options): Promise<Row> {
           ? undefined
           : (after.groups.calls - before.groups.calls) /
             Math.max(1, after.groups.count - before.groups.count),
+      jobsPerCall:
+        before?.groups === undefined || after?.groups === undefined
+          ? undefined
+          : options.jobs / Math.max(1, after.groups.calls - before.groups.calls),
       handlerCommitsPerJob:
         before?.handler === undefined || after?.handler === undefined
           ? undefined
