@@ -18,7 +18,9 @@
 import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
 import { inNamespaces } from '../store/namespace-filter.js';
+import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
+import type { DbInt } from '../store/values.js';
 import { toInt } from '../store/values.js';
 import { ACTIVE_STATUSES } from './task-states.js';
 
@@ -33,10 +35,47 @@ export interface AdmissionTarget {
   readonly capacity: number;
 }
 
-/** One task into one queue of the application. */
-export function admitTask(tx: Tx, target: AdmissionTarget): Promise<void> {
+/** The application's quota row as admission reads it (locked). */
+export interface QuotaRow {
+  readonly max_active_tasks: DbInt;
+  readonly active_bound: DbInt;
+}
+
+/**
+ * One task into one queue of the application. `locked`: the quota row, already read and locked
+ * by this transaction (`lockQuotaOfQueue`, sent in the packet of the submit's queue read).
+ */
+export function admitTask(tx: Tx, target: AdmissionTarget, locked?: QuotaRow): Promise<void> {
   const { queueId, queueName, capacity } = target;
-  return admitTasks(tx, { ...target, queues: [{ queueId, queueName, capacity, count: 1 }] });
+  return admitTasks(
+    tx,
+    { ...target, queues: [{ queueId, queueName, capacity, count: 1 }] },
+    locked,
+  );
+}
+
+/**
+ * The quota row of the application that owns queue `queueName`, locked: the lock a submit takes
+ * first, read in one statement with the queue's application found by a subquery, so that it can
+ * travel in the packet of the queue read. The subquery's queue row is read, not locked (READ
+ * COMMITTED), as by the plain queue read beside it.
+ */
+export function lockQuotaOfQueue(tx: Tx, namespaceId: string, queueName: string) {
+  return shaped(tx.db, 'quota of queue', [namespaceId, queueName, namespaceId], () =>
+    tx.dialect.forUpdate(
+      tx.db
+        .selectFrom('application_quotas')
+        .select(['application_id', 'max_active_tasks', 'active_bound'])
+        .where('application_id', '=', (eb) =>
+          eb
+            .selectFrom('queues')
+            .select('application_id')
+            .where('namespace_id', '=', namespaceId)
+            .where('name', '=', queueName),
+        )
+        .where('namespace_id', '=', namespaceId),
+    ),
+  );
 }
 
 export interface BatchAdmission {
@@ -56,20 +95,22 @@ export interface BatchAdmission {
  * quota row, one bound update, the exact counts only at a limit. All or nothing: a full quota
  * or queue refuses the whole batch (the caller's transaction rolls back, A1.7).
  */
-export async function admitTasks(tx: Tx, batch: BatchAdmission): Promise<void> {
+export async function admitTasks(tx: Tx, batch: BatchAdmission, locked?: QuotaRow): Promise<void> {
   const total = batch.queues.reduce((n, q) => n + q.count, 0);
   if (total === 0) {
     return;
   }
-  const quota = await tx.dialect
-    .forUpdate(
-      tx.db
-        .selectFrom('application_quotas')
-        .select(['max_active_tasks', 'active_bound'])
-        .where('application_id', '=', batch.applicationId)
-        .where('namespace_id', '=', batch.namespaceId),
-    )
-    .executeTakeFirst();
+  const quota =
+    locked ??
+    (await tx.dialect
+      .forUpdate(
+        tx.db
+          .selectFrom('application_quotas')
+          .select(['max_active_tasks', 'active_bound'])
+          .where('application_id', '=', batch.applicationId)
+          .where('namespace_id', '=', batch.namespaceId),
+      )
+      .executeTakeFirst());
   if (quota === undefined) {
     throw new Error(`application ${batch.applicationId} has no quota row`);
   }

@@ -7,10 +7,11 @@
 import { utf8ByteLength } from '@weave/json';
 import { WeaveError, invalidArgument, notFound } from '../errors.js';
 import { resolveResultStream } from '../orbit/streams.js';
+import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toId, toInt } from '../store/values.js';
-import { admitTask } from './admission.js';
+import { admitTask, lockQuotaOfQueue } from './admission.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Task, TaskWithQueue } from './task-record.js';
 import { toTask } from './task-record.js';
@@ -45,22 +46,35 @@ export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQu
     });
   }
   const deadlineAt = resolveDeadline(tx.now, input);
-  const queue = await tx.db
-    .selectFrom('queues')
-    .select(['id', 'application_id', 'capacity'])
-    .where('namespace_id', '=', input.namespaceId)
-    .where('name', '=', input.queueName)
-    .executeTakeFirst();
+  // The queue and its application's quota row (locked: admission's lock) in one packet.
+  const [[queue], [quota]] = await tx.readAll(
+    shaped(tx.db, 'queue to submit to', [input.namespaceId, input.queueName], () =>
+      tx.db
+        .selectFrom('queues')
+        .select(['id', 'application_id', 'capacity'])
+        .where('namespace_id', '=', input.namespaceId)
+        .where('name', '=', input.queueName),
+    ),
+    lockQuotaOfQueue(tx, input.namespaceId, input.queueName),
+  );
   if (queue === undefined) {
     throw notFound(`queue ${input.queueName}`, { path: 'queue' });
   }
-  await admitTask(tx, {
-    namespaceId: input.namespaceId,
-    applicationId: toId(queue.application_id),
-    queueId: toId(queue.id),
-    queueName: input.queueName,
-    capacity: toInt(queue.capacity),
-  });
+  await admitTask(
+    tx,
+    {
+      namespaceId: input.namespaceId,
+      applicationId: toId(queue.application_id),
+      queueId: toId(queue.id),
+      queueName: input.queueName,
+      capacity: toInt(queue.capacity),
+    },
+    // The same application, unless the queue was dropped and made again between the two reads:
+    // then admission reads its own.
+    quota !== undefined && toId(quota.application_id) === toId(queue.application_id)
+      ? quota
+      : undefined,
+  );
   const resultStreamId =
     input.resultStream === undefined
       ? null

@@ -171,6 +171,8 @@ forEachDialect((dialect) => {
       }
       const seen = shapesSeen(f.db.database.kysely);
       for (const prefix of [
+        'queue to submit to',
+        'quota of queue',
         'queue by name',
         'lock tasks',
         'attempts',
