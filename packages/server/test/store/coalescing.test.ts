@@ -56,6 +56,75 @@ forEachDialect((dialect) => {
       assert.deepEqual(await names('ord-'), ['ord-a', 'ord-b', 'ord-c']);
     });
 
+    test('writeReturning: the rows arrive with the packet the write travels in (MariaDB: not before; SQLite: at once), and flush sends it', async () => {
+      const events: string[] = [];
+      const got = await withTx(db.database, async (tx) => {
+        let rows: readonly { id: unknown; name: string }[] | undefined;
+        await tx.writeReturning(
+          tx.db
+            .insertInto('namespaces')
+            .values([
+              { name: 'ret-a', created_at: tx.now },
+              { name: 'ret-b', created_at: tx.now },
+            ])
+            .returning(['id', 'name']),
+          (r) => {
+            rows = r;
+            events.push('received');
+          },
+        );
+        events.push(rows === undefined ? 'waiting' : 'known');
+        await tx.flush();
+        events.push(rows === undefined ? 'lost' : 'known after flush');
+        return rows;
+      });
+      assert.deepEqual(
+        events,
+        dialect === 'mysql'
+          ? ['waiting', 'received', 'known after flush']
+          : ['received', 'known', 'known after flush'],
+      );
+      assert.deepEqual(
+        got?.map((r) => r.name),
+        ['ret-a', 'ret-b'],
+      );
+      assert.deepEqual(await names('ret-'), ['ret-a', 'ret-b']);
+    });
+
+    test('writeReturning: rows left for the COMMIT arrive with it; a rollback drops the write and never answers', async () => {
+      let committed: readonly { name: string }[] | undefined;
+      await withTx(db.database, async (tx) => {
+        await tx.writeReturning(
+          tx.db
+            .insertInto('namespaces')
+            .values({ name: 'retc-a', created_at: tx.now })
+            .returning(['name']),
+          (r) => (committed = r),
+        );
+        tx.afterCommit(() => assert.ok(committed !== undefined, 'known when the commit is done'));
+      });
+      assert.deepEqual(
+        committed?.map((r) => r.name),
+        ['retc-a'],
+      );
+      let answered = false;
+      await assert.rejects(
+        withTx(db.database, async (tx) => {
+          await tx.writeReturning(
+            tx.db
+              .insertInto('namespaces')
+              .values({ name: 'retc-b', created_at: tx.now })
+              .returning(['name']),
+            () => (answered = true),
+          );
+          throw new Error('refused');
+        }),
+        /refused/,
+      );
+      assert.equal(answered, dialect === 'sqlite', 'MariaDB: dropped unsent with the rollback');
+      assert.deepEqual(await names('retc-'), ['retc-a']);
+    });
+
     test('readAll answers each read in order, after the deferred writes before it', async () => {
       const [inserted, none, counted] = await withTx(db.database, async (tx) => {
         await tx.write(tx.db.insertInto('namespaces').values({ name: 'ra-1', created_at: tx.now }));
