@@ -36,9 +36,7 @@ export function insertRows<T extends Table, R = Record<string, never>>(
     values,
     () => {
       const built = db.insertInto(table).values(rows);
-      return (
-        returning.length === 0 ? built : built.returning(returning as never)
-      ) as Compilable<R>;
+      return returning.length === 0 ? built : built.returning(returning as never);
     },
   );
 }
