@@ -244,20 +244,17 @@ export async function claimShares(
   if (all.length === 0) {
     return shares.map(() => []);
   }
-  // The attempt ids come back with the packet the insert travels in (on MariaDB, the COMMIT's,
-  // unless something needs an answer first); the task update and the events find each attempt
-  // by (task, attempt number) instead, so no round trip waits for them.
-  const attemptIds = new Map<string, string>();
-  const done = plans.map((list) => list.map((plan): Claimed => claimedOf(plan, attemptIds)));
-  await insertAttempts(tx, all, (rows) => {
-    for (const row of rows) {
-      attemptIds.set(toId(row.task_id), toId(row.id));
-    }
-    const missing = all.find((plan) => !attemptIds.has(plan.task.id));
-    if (missing !== undefined) {
-      throw new Error(`no attempt row returned for task ${missing.task.id}`);
-    }
-  });
+  const attemptIds = await insertAttempts(tx, all);
+  const done = plans.map((list) =>
+    list.map((plan): Claimed => {
+      const attemptId = attemptIds.get(plan.task.id);
+      if (attemptId === undefined) {
+        throw new Error(`no attempt row returned for task ${plan.task.id}`);
+      }
+      const { task, attemptNumber, token: permit, leaseUntil } = plan;
+      return { plan, claimed: { task, attemptId, attemptNumber, permit, leaseUntil } };
+    }),
+  );
   const flat = done.flat();
   for (const started of [false, true]) {
     await updateClaimedTasks(
@@ -278,54 +275,8 @@ export async function claimShares(
   return done.map((list) => list.map((c) => c.claimed));
 }
 
-/**
- * A claimed task whose `attemptId` is known once its attempt insert is answered: reading it
- * earlier throws (inside the transaction, `tx.flush()` first), so no caller can act on an id
- * it does not have. An own enumerable getter: a spread copy reads it too.
- */
-function claimedOf(plan: ClaimPlan, attemptIds: ReadonlyMap<string, string>): Claimed {
-  const { task, attemptNumber, token: permit, leaseUntil } = plan;
-  return {
-    plan,
-    claimed: {
-      task,
-      attemptNumber,
-      permit,
-      leaseUntil,
-      get attemptId(): string {
-        const id = attemptIds.get(task.id);
-        if (id === undefined) {
-          throw new Error(`the attempt id of task ${task.id} is read before its insert was sent`);
-        }
-        return id;
-      },
-    },
-  };
-}
-
-/**
- * `(SELECT id FROM task_attempts WHERE … task_id = ? AND attempt_number = ?)`: the claim's new
- * attempt by its unique key (uq_task_attempts_number), for statements in the insert's packet.
- */
-function newAttemptId(c: Claimed): RawBuilder<string> {
-  const { task } = c.plan;
-  return sql<string>`(SELECT a.id FROM task_attempts a WHERE a.namespace_id = ${task.namespaceId} AND a.task_id = ${task.id} AND a.attempt_number = ${c.plan.attemptNumber})`;
-}
-
-/** `newAttemptId`'s parameters, in order. */
-function newAttemptParameters(c: Claimed): unknown[] {
-  return [c.plan.task.namespaceId, c.plan.task.id, c.plan.attemptNumber];
-}
-
-/**
- * One multi-row insert, deferred; RETURNING (SQLite ≥ 3.35, MariaDB ≥ 10.5) maps task →
- * attempt id, handed to `receive` when the packet is answered.
- */
-async function insertAttempts(
-  tx: Tx,
-  plans: readonly ClaimPlan[],
-  receive: (rows: readonly { id: DbInt; task_id: DbInt }[]) => void,
-): Promise<void> {
+/** One multi-row insert; RETURNING (SQLite ≥ 3.35, MariaDB ≥ 10.5) maps task → attempt id. */
+async function insertAttempts(tx: Tx, plans: readonly ClaimPlan[]): Promise<Map<string, string>> {
   const query = insertRows<'task_attempts', { id: DbInt; task_id: DbInt }>(
     tx.db,
     'task_attempts',
@@ -347,9 +298,9 @@ async function insertAttempts(
     }),
     ['id', 'task_id'],
   );
-  // Through the driver, not execute(): Kysely's MySQL adapter drops RETURNING rows, MariaDB
-  // sends them.
-  await tx.writeReturning(query, receive);
+  // executeQuery, not execute(): Kysely's MySQL adapter drops RETURNING rows, MariaDB sends them.
+  const { rows } = await tx.db.executeQuery(query.compile());
+  return new Map(rows.map((row) => [toId(row.task_id), toId(row.id)]));
 }
 
 /**
@@ -378,7 +329,7 @@ async function updateClaimedTasks(
       [
         status,
         revisionStep,
-        ...claimed.flatMap((c) => [c.plan.task.id, ...newAttemptParameters(c)]),
+        ...arms((c) => c.claimed.attemptId),
         ...(oneOwner
           ? [(claimed[0] as Claimed).plan.request.workerId]
           : arms((c) => c.plan.request.workerId)),
@@ -395,7 +346,7 @@ async function updateClaimedTasks(
             revision: sql`revision + ${revisionStep}`,
             attempt_count: sql`attempt_count + 1`,
             generation: sql`generation + 1`,
-            current_attempt_id: byTask(claimed, newAttemptId),
+            current_attempt_id: byTask(claimed, (c) => c.claimed.attemptId),
             lease_owner: oneOwner
               ? (claimed[0] as Claimed).plan.request.workerId
               : byTask(claimed, (c) => c.plan.request.workerId),
@@ -415,51 +366,33 @@ async function updateClaimedTasks(
 /** `CASE id WHEN <task> THEN <value> … END` over the claimed set. */
 function byTask<T extends string | bigint>(
   claimed: readonly Claimed[],
-  value: (c: Claimed) => T | RawBuilder<T>,
+  value: (c: Claimed) => T,
 ): RawBuilder<T> {
   const arms = claimed.map((c) => sql`WHEN ${c.plan.task.id} THEN ${value(c)}`);
   return sql<T>`CASE id ${sql.join(arms, sql` `)} END`;
 }
 
-/**
- * The raw status events (原始状态事件): task.claimed, and task.started when started too. The
- * attempt id of each by its (task, attempt number): the insert travels before the attempt ids
- * are known.
- */
+/** The raw status events (原始状态事件): task.claimed, and task.started when started too. */
 async function insertClaimEvents(tx: Tx, claimed: readonly Claimed[]): Promise<void> {
-  const events = claimed.flatMap((c) =>
-    c.plan.request.start === true
-      ? [
-          { c, step: 1n, type: 'task.claimed', status: 'CLAIMED' },
-          { c, step: 2n, type: 'task.started', status: 'RUNNING' },
-        ]
-      : [{ c, step: 1n, type: 'task.claimed', status: 'CLAIMED' }],
-  );
-  const row = (e: (typeof events)[number]) => {
-    const { task } = e.c.plan;
-    return [task.namespaceId, task.id, task.revision + e.step, e.type, e.status] as const;
-  };
+  const event = (c: ClaimedTask, step: bigint, type: string, status: string) => ({
+    namespace_id: c.task.namespaceId,
+    task_id: c.task.id,
+    revision: c.task.revision + step,
+    type,
+    status,
+    attempt_id: c.attemptId,
+    at: tx.now,
+    details: null,
+  });
   await tx.write(
-    shaped(
+    insertRows(
       tx.db,
-      `claim events ×${events.length}`,
-      events.flatMap((e) => [...row(e), ...newAttemptParameters(e.c), tx.now, null]),
-      () =>
-        tx.db.insertInto('task_events').values(
-          events.map((e) => {
-            const [namespace_id, task_id, revision, type, status] = row(e);
-            return {
-              namespace_id,
-              task_id,
-              revision,
-              type,
-              status,
-              attempt_id: newAttemptId(e.c),
-              at: tx.now,
-              details: null,
-            };
-          }),
-        ),
+      'task_events',
+      claimed.flatMap(({ plan, claimed: c }) =>
+        plan.request.start === true
+          ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
+          : [event(c, 1n, 'task.claimed', 'CLAIMED')],
+      ),
     ),
   );
 }

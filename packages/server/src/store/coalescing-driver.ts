@@ -60,25 +60,6 @@ export function deferred(query: CompiledQuery): CompiledQuery {
   return query;
 }
 
-const RECEIVERS = new WeakMap<CompiledQuery, (rows: readonly unknown[]) => void>();
-
-/**
- * A deferrable write whose rows (`RETURNING`) someone wants, but not before the packet it
- * travels in is answered: `receive` gets them then (on SQLite, at once). The caller must not
- * wait for them inside the transaction without sending something that needs an answer first
- * (`flush`, a read, COMMIT); if the statement is dropped (ROLLBACK), `receive` is never called.
- */
-export function deferredReturning(
-  query: CompiledQuery,
-  receive: (rows: readonly unknown[]) => void,
-): CompiledQuery {
-  RECEIVERS.set(query, receive);
-  return deferred(query);
-}
-
-/** A statement that sends what is waiting and nothing more (`tx.flush`). */
-export const FLUSH = CompiledQuery.raw('-- flush');
-
 const TOGETHER = new WeakMap<CompiledQuery, readonly CompiledQuery[]>();
 
 /**
@@ -190,10 +171,6 @@ class CoalescingConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (query === FLUSH) {
-      await this.flush();
-      return { rows: [] };
-    }
     if (this.#onStatement !== undefined) {
       this.#log(this.#onStatement, query);
     }
@@ -215,9 +192,7 @@ class CoalescingConnection implements DatabaseConnection {
       this.#pendingChars = 0;
     }
     if (this.#pending.length === 0) {
-      const result = await this.inner.executeQuery<R>(query);
-      RECEIVERS.get(query)?.(result.rows);
-      return result;
+      return this.inner.executeQuery<R>(query);
     }
     const [result] = await this.#sendWithPending([query]);
     return shaped<R>(result);
@@ -272,9 +247,7 @@ class CoalescingConnection implements DatabaseConnection {
     this.#pendingChars = 0;
     const [only] = batch;
     if (batch.length === 1 && only !== undefined) {
-      const { rows } = await this.inner.executeQuery(only);
-      RECEIVERS.get(only)?.(rows);
-      return [rows];
+      return [(await this.inner.executeQuery(only)).rows];
     }
     const { rows } = await this.inner.executeQuery(
       CompiledQuery.raw(
@@ -282,7 +255,6 @@ class CoalescingConnection implements DatabaseConnection {
         batch.flatMap((q) => q.parameters),
       ),
     );
-    batch.forEach((q, i) => RECEIVERS.get(q)?.(rows[i] as readonly unknown[]));
     return rows.slice(-parts.length);
   }
 }

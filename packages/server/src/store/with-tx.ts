@@ -6,7 +6,7 @@
  */
 import type { Compilable, Kysely } from 'kysely';
 import { CompiledQuery } from 'kysely';
-import { FLUSH, deferred, deferredReturning, together } from './coalescing-driver.js';
+import { deferred, together } from './coalescing-driver.js';
 import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
@@ -31,15 +31,6 @@ export interface Tx {
    * error is caught and handled.
    */
   write(query: Compilable): Promise<void>;
-  /**
-   * A write like `write` whose rows (`RETURNING`) `receive` gets once the packet it travels in
-   * is answered: on MariaDB with the next statement that needs an answer (at the latest the
-   * COMMIT), on SQLite at once. Not known before then: code that needs them inside the
-   * transaction calls `flush` first.
-   */
-  writeReturning<R>(query: Compilable<R>, receive: (rows: readonly R[]) => void): Promise<void>;
-  /** Sends the deferred writes now (one round trip on MariaDB, nothing to do on SQLite). */
-  flush(): Promise<void>;
   /**
    * Several reads whose answers are all needed, sent together (one packet on MariaDB, with any
    * deferred writes before them): the rows of each, in order.
@@ -141,15 +132,6 @@ async function runOnce<T>(
         observe: database.observations,
         async write(query) {
           await db.executeQuery(deferred(query.compile()));
-        },
-        async writeReturning<R>(query: Compilable<R>, receive: (rows: readonly R[]) => void) {
-          const compiled = query.compile();
-          await db.executeQuery(
-            deferredReturning(compiled, (rows) => receive(rows as readonly R[])),
-          );
-        },
-        async flush() {
-          await db.executeQuery(FLUSH);
         },
         async readAll<Q extends readonly Compilable<unknown>[]>(...queries: Q) {
           const { rows } = await db.executeQuery(together(queries.map((q) => q.compile())));

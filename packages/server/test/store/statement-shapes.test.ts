@@ -183,7 +183,6 @@ forEachDialect((dialect) => {
         'stream seqs',
         'stream events',
         'insert task_attempts',
-        'claim events',
         'insert task_events',
         'insert audit_log',
       ]) {

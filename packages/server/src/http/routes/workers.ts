@@ -108,9 +108,6 @@ export const workerRoutes = [
       ).map((r) => ({ ...r, index: batch.items[r.index]?.index ?? r.index }));
       const claimed =
         batch.claim && (await claimTasks(ctx.tx, { ...common, queueName, ...batch.claim, queue }));
-      // The answer is kept with the Idempotency-Key's receipt, inside the transaction: the new
-      // attempts' ids must be known now (claim-tasks.ts sends their insert deferred).
-      await ctx.tx.flush();
       return { body: batchView(batch, results, claimed?.claimed ?? []) };
     },
     // Without an Idempotency-Key (the SDK Worker's calls): shares a transaction and its commit
