@@ -18,11 +18,21 @@
  * it may hand out an older ready task rather than the new one), resource keys, one attempt insert
  * and one task update per start flag for all the long-polls served (`claimShares`).
  */
+import type { Compilable, Selectable } from 'kysely';
+import type { TasksTable } from '../store/schema.js';
 import type { WakeUps } from '../store/wake-ups.js';
 import type { Tx } from '../store/with-tx.js';
 import { toBool } from '../store/values.js';
 import type { ClaimedTask, ClaimRequest, QueueRef } from './claim-tasks.js';
 import { claimInTurn, claimLimit, readyQuery, takeResources } from './claim-tasks.js';
+
+/** Long-polls reserved for a hand-off whose scan the caller sends (`ClaimHandOff.reserve`). */
+export interface HandOffReservation {
+  /** The claim scan for every reserved long-poll (SKIP LOCKED, in claim order). */
+  readonly scan: Compilable<Selectable<TasksTable>>;
+  /** Claims from `scan`'s rows; the number of tasks claimed. */
+  claim(rows: readonly Selectable<TasksTable>[], paused: boolean): Promise<number>;
+}
 
 /** A parked long-poll, as `park` returns it to its owner. */
 export interface Parking {
@@ -88,9 +98,34 @@ export class ClaimHandOff {
    * (the caller wakes long-polls for the rest, as before).
    */
   async offer(tx: Tx, queue: QueueRef, count: number): Promise<number> {
+    const reserved = this.reserve(tx, queue, count);
+    if (reserved === undefined) {
+      return 0;
+    }
+    const [queueRows, scanned] = await tx.readAll(
+      tx.db
+        .selectFrom('queues')
+        .select(['id', 'paused'])
+        .where('namespace_id', '=', queue.namespaceId)
+        .where('id', '=', queue.id),
+      reserved.scan,
+    );
+    const row = queueRows[0];
+    return reserved.claim(scanned, row === undefined || toBool(row.paused));
+  }
+
+  /**
+   * `offer` in two steps, for a transaction that sends the scan itself, in the packet of the
+   * statement that makes the task claimable (a submit's insert, submit-task.ts): reserves up to
+   * `count` parked long-polls of the queue now; `claim` then shares out the scanned rows (none
+   * if the queue, as this transaction read it, is paused) and answers the number claimed.
+   * undefined when nobody is parked. Whatever happens between the two, the transaction's
+   * outcome decides, as for `offer`.
+   */
+  reserve(tx: Tx, queue: QueueRef, count: number): HandOffReservation | undefined {
     const taken = this.#take(queue.id, count);
     if (taken.length === 0) {
-      return 0;
+      return undefined;
     }
     let settle: () => void = () => undefined;
     const settling = new Promise<void>((resolve) => (settle = resolve));
@@ -113,12 +148,18 @@ export class ClaimHandOff {
       });
       settle();
     });
-    claimed = await claimFor(
-      tx,
-      queue,
-      taken.map((p) => p.request),
-    );
-    return claimed.reduce((n, tasks) => n + tasks.length, 0);
+    const requests = taken.map((p) => p.request);
+    const total = requests.reduce((n, r) => n + claimLimit(r.maxTasks), 0);
+    return {
+      scan: readyQuery(tx, queue, total),
+      async claim(rows, paused) {
+        if (paused || total === 0) {
+          return 0;
+        }
+        claimed = await claimInTurn(tx, await takeResources(tx, rows), requests);
+        return claimed.reduce((n, tasks) => n + tasks.length, 0);
+      },
+    };
   }
 
   #take(queueId: string, count: number): Parked[] {
@@ -160,59 +201,6 @@ export class ClaimHandOff {
       }
     }
   }
-}
-
-/**
- * The claims of `requests` on one queue: the queue row and the scan in one packet (the scan
- * counts only if the queue is there, with this id, and not paused), shared out in order.
- */
-async function claimFor(
-  tx: Tx,
-  queue: QueueRef,
-  requests: readonly ClaimRequest[],
-): Promise<ClaimedTask[][]> {
-  const total = requests.reduce((n, r) => n + claimLimit(r.maxTasks), 0);
-  const [queueRows, scanned] = await tx.readAll(
-    tx.db
-      .selectFrom('queues')
-      .select(['id', 'paused'])
-      .where('namespace_id', '=', queue.namespaceId)
-      .where('id', '=', queue.id),
-    readyQuery(tx, queue, total),
-  );
-  const row = queueRows[0];
-  if (row === undefined || toBool(row.paused) || total === 0) {
-    return requests.map(() => []);
-  }
-  return claimInTurn(tx, await takeResources(tx, scanned), requests);
-}
-
-/**
- * A transaction's new tasks, one queue id per task, offered to the long-polls parked on this
- * node (`offer`); the queue ids of the tasks nobody claimed, one per task, for the caller to
- * wake long-polls for after its commit.
- *
- * Offered by submits only. A Start or a consumer round holds its application's quota row until
- * it commits (seed 002 §1), and the claim's work inside that hold cost S3 more than it saved S2,
- * on both engines (docs/design/hot-path.md §10): their tasks' long-polls are woken instead.
- */
-export async function handOffNew(
-  tx: Tx,
-  namespaceId: string,
-  queueIds: readonly string[],
-): Promise<string[]> {
-  const counts = new Map<string, number>();
-  for (const id of queueIds) {
-    counts.set(id, (counts.get(id) ?? 0) + 1);
-  }
-  const unclaimed: string[] = [];
-  for (const [id, count] of counts) {
-    const claimed = await claimHandOffOf(tx).offer(tx, { namespaceId, id }, count);
-    for (let i = claimed; i < count; i++) {
-      unclaimed.push(id);
-    }
-  }
-  return unclaimed;
 }
 
 const handOffs = new WeakMap<WakeUps, ClaimHandOff>();

@@ -10,9 +10,13 @@ import { resolveResultStream } from '../orbit/streams.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
-import { toId, toInt } from '../store/values.js';
+import { toBool, toId, toInt } from '../store/values.js';
 import { admitTask, lockQuotaOfQueue } from './admission.js';
 import type { RetryPolicy } from './retry-policy.js';
+import type { Compilable, Selectable } from 'kysely';
+import type { TasksTable } from '../store/schema.js';
+import type { QueueRef } from './claim-tasks.js';
+import type { HandOffReservation } from './claim-hand-off.js';
 import type { Task, TaskWithQueue } from './task-record.js';
 import { toTask } from './task-record.js';
 
@@ -38,7 +42,22 @@ export interface SubmitInput {
   readonly resultStream?: string | undefined;
 }
 
-export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQueue> {
+export interface SubmitOptions {
+  /**
+   * Long-polls to hand the new task to (the node's `ClaimHandOff.reserve`, pulse/claim-hand-off.ts),
+   * asked once the task is admitted: their scan travels in the packet of the task's insert.
+   */
+  readonly handOff?: (queue: QueueRef) => HandOffReservation | undefined;
+}
+
+/** The submitted task; `handedOff`: tasks claimed for parked long-polls in this transaction. */
+export type Submitted = TaskWithQueue & { readonly handedOff: number };
+
+export async function submitTask(
+  tx: Tx,
+  input: SubmitInput,
+  options: SubmitOptions = {},
+): Promise<Submitted> {
   const bytes = utf8ByteLength(input.input);
   if (bytes > MAX_INPUT_BYTES) {
     throw new WeaveError('payload_too_large', `$.input is ${bytes} bytes, over the limit`, {
@@ -51,7 +70,7 @@ export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQu
     shaped(tx.db, 'queue to submit to', [input.namespaceId, input.queueName], () =>
       tx.db
         .selectFrom('queues')
-        .select(['id', 'application_id', 'capacity'])
+        .select(['id', 'application_id', 'capacity', 'paused'])
         .where('namespace_id', '=', input.namespaceId)
         .where('name', '=', input.queueName),
     ),
@@ -84,8 +103,16 @@ export async function submitTask(tx: Tx, input: SubmitInput): Promise<TaskWithQu
           toId(queue.application_id),
           input.resultStream,
         );
-  const task = await insertTask(tx, input, { queue, deadlineAt, resultStreamId });
-  return { task, queueName: input.queueName };
+  const reserved = options.handOff?.({ namespaceId: input.namespaceId, id: toId(queue.id) });
+  const { task, scanned } = await insertTask(tx, input, {
+    queue,
+    deadlineAt,
+    resultStreamId,
+    scan: reserved?.scan,
+  });
+  const handedOff =
+    reserved === undefined ? 0 : await reserved.claim(scanned, toBool(queue.paused));
+  return { task, queueName: input.queueName, handedOff };
 }
 
 /** `min(now + timeout, deadline_at)`; one day from now when neither is given. */
@@ -159,8 +186,10 @@ async function insertTask(
     queue: { id: unknown; application_id: unknown };
     deadlineAt: Micros;
     resultStreamId: string | null;
+    /** A read to send in the insert's packet, after it (a hand-off's claim scan). */
+    scan?: Compilable<Selectable<TasksTable>> | undefined;
   },
-): Promise<Task> {
+): Promise<{ task: Task; scanned: Selectable<TasksTable>[] }> {
   const query = tx.db
     .insertInto('tasks')
     .values(
@@ -174,15 +203,19 @@ async function insertTask(
     )
     .returningAll();
   // The row as stored, defaults included, in the insert's own round trip (RETURNING: SQLite
-  // ≥ 3.35, MariaDB ≥ 10.5; executeQuery because Kysely's MySQL adapter drops RETURNING rows).
-  const { rows } = await tx.db.executeQuery(query.compile());
+  // ≥ 3.35, MariaDB ≥ 10.5; through the driver because Kysely's MySQL adapter drops RETURNING
+  // rows), with the scan after it in the same packet: the scan sees the new row.
+  const [rows, scanned] =
+    at.scan === undefined
+      ? [(await tx.db.executeQuery(query.compile())).rows, []]
+      : await tx.readAll(query, at.scan);
   const [row] = rows;
   if (row === undefined) {
     throw new Error('the task insert returned no row');
   }
   const task = toTask(row);
   await writeSubmitEvents(tx, input.namespaceId, [task.id]);
-  return task;
+  return { task, scanned };
 }
 
 /** Revision 1 of every task: its first raw status event (one insert for many tasks). */

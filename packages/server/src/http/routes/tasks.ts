@@ -3,7 +3,7 @@ import { isTaskStatus, tasks } from '@weave/sdk/protocol';
 import { requireQueue } from '../../auth/principal.js';
 import { invalidArgument } from '../../errors.js';
 import { cancelTask } from '../../pulse/cancel-task.js';
-import { handOffNew } from '../../pulse/claim-hand-off.js';
+import { claimHandOffOf } from '../../pulse/claim-hand-off.js';
 import { getTask, listTaskEvents, listTasks } from '../../pulse/list-tasks.js';
 import { reviewTask } from '../../pulse/review-task.js';
 import { submitTask } from '../../pulse/submit-task.js';
@@ -36,15 +36,14 @@ export const taskRoutes = [
       const queueName = ctx.params.queue ?? '';
       requireQueue(ctx.principal, queueName);
       const input = { ...fields, namespaceId: ctx.principal.namespaceId, queueName };
-      const created = await submitTask(ctx.tx, input);
-      const { task } = created;
-      // Claimed here for a long-poll parked on this node, if any (pulse/claim-hand-off.ts); else
-      // a long-poll is woken to claim it. The answer shows the task as submitted.
-      const unclaimed =
-        task.availableAt <= ctx.tx.now
-          ? await handOffNew(ctx.tx, task.namespaceId, [task.queueId])
-          : [task.queueId];
-      wakeClaims(ctx, unclaimed);
+      // Claimed here for a long-poll parked on this node, if any (pulse/claim-hand-off.ts), its
+      // scan in the packet of the task's insert; else a long-poll is woken to claim it. The
+      // answer shows the task as submitted (a new task is available at once).
+      const handOff = claimHandOffOf(ctx.tx);
+      const created = await submitTask(ctx.tx, input, {
+        handOff: (queue) => handOff.reserve(ctx.tx, queue, 1),
+      });
+      wakeClaims(ctx, created.handedOff > 0 ? [] : [created.task.queueId]);
       return { body: { task: taskView(created, ctx.tx.now) } };
     },
   }),
