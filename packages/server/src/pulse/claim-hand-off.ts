@@ -17,6 +17,10 @@
  * nothing), the scan in priority order (SKIP LOCKED, after the offering transaction's own locks;
  * it may hand out an older ready task rather than the new one), resource keys, one attempt insert
  * and one task update per start flag for all the long-polls served (`claimShares`).
+ *
+ * Offered by submits only. A Start or a consumer round holds its application's quota row until
+ * it commits (seed 002 §1), and the claim's work inside that hold cost S3 more than it saved S2,
+ * on both engines (docs/design/hot-path.md §10): their tasks' long-polls are woken instead.
  */
 import type { Compilable, Selectable } from 'kysely';
 import type { TasksTable } from '../store/schema.js';

@@ -5,18 +5,18 @@
  * key succeeds once there is room.
  */
 import { utf8ByteLength } from '@weave/json';
+import type { Compilable, Selectable } from 'kysely';
 import { WeaveError, invalidArgument, notFound } from '../errors.js';
 import { resolveResultStream } from '../orbit/streams.js';
+import type { TasksTable } from '../store/schema.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
 import { toBool, toId, toInt } from '../store/values.js';
 import { admitTask, lockQuotaOfQueue } from './admission.js';
-import type { RetryPolicy } from './retry-policy.js';
-import type { Compilable, Selectable } from 'kysely';
-import type { TasksTable } from '../store/schema.js';
-import type { QueueRef } from './claim-tasks.js';
 import type { HandOffReservation } from './claim-hand-off.js';
+import type { QueueRef } from './claim-tasks.js';
+import type { RetryPolicy } from './retry-policy.js';
 import type { Task, TaskWithQueue } from './task-record.js';
 import { toTask } from './task-record.js';
 
