@@ -275,32 +275,48 @@ export async function claimShares(
   return done.map((list) => list.map((c) => c.claimed));
 }
 
-/** One multi-row insert; RETURNING (SQLite ≥ 3.35, MariaDB ≥ 10.5) maps task → attempt id. */
+/**
+ * One multi-row insert; task → attempt id. On MariaDB the ids come from this process's blocks
+ * (`tx.newIds`) and the insert waits to travel with the next statement that needs an answer; on
+ * SQLite RETURNING (≥ 3.35) gives them.
+ */
 async function insertAttempts(tx: Tx, plans: readonly ClaimPlan[]): Promise<Map<string, string>> {
+  const rows = plans.map((plan) => {
+    const started = plan.request.start === true;
+    return {
+      namespace_id: plan.task.namespaceId,
+      task_id: plan.task.id,
+      attempt_number: plan.attemptNumber,
+      generation: plan.generation,
+      worker_id: plan.request.workerId,
+      permit_hash: plan.hash,
+      status: started ? 'RUNNING' : 'CLAIMED',
+      claimed_at: tx.now,
+      started_at: started ? tx.now : null,
+      lease_until: plan.leaseUntil,
+      expires_at: plan.expiresAt,
+    };
+  });
+  const ids = await tx.newIds('task_attempts', rows.length);
+  if (ids !== undefined) {
+    await tx.write(
+      insertRows(
+        tx.db,
+        'task_attempts',
+        rows.map((row, i) => ({ id: ids[i], ...row })),
+      ),
+    );
+    return new Map(plans.map((plan, i) => [plan.task.id, ids[i] as string]));
+  }
   const query = insertRows<'task_attempts', { id: DbInt; task_id: DbInt }>(
     tx.db,
     'task_attempts',
-    plans.map((plan) => {
-      const started = plan.request.start === true;
-      return {
-        namespace_id: plan.task.namespaceId,
-        task_id: plan.task.id,
-        attempt_number: plan.attemptNumber,
-        generation: plan.generation,
-        worker_id: plan.request.workerId,
-        permit_hash: plan.hash,
-        status: started ? 'RUNNING' : 'CLAIMED',
-        claimed_at: tx.now,
-        started_at: started ? tx.now : null,
-        lease_until: plan.leaseUntil,
-        expires_at: plan.expiresAt,
-      };
-    }),
+    rows,
     ['id', 'task_id'],
   );
-  // executeQuery, not execute(): Kysely's MySQL adapter drops RETURNING rows, MariaDB sends them.
-  const { rows } = await tx.db.executeQuery(query.compile());
-  return new Map(rows.map((row) => [toId(row.task_id), toId(row.id)]));
+  // executeQuery, not execute(): Kysely's MySQL adapter drops RETURNING rows.
+  const { rows: returned } = await tx.db.executeQuery(query.compile());
+  return new Map(returned.map((row) => [toId(row.task_id), toId(row.id)]));
 }
 
 /**

@@ -8,13 +8,12 @@
  * Inputs arrive resolved and bounded by the planner (E3.6: ≤ 256 KiB); deadlines arrive computed
  * by the caller (min of task timeout, instance deadline and POLL deadline, A1.8).
  */
-import { compareIds, toId } from '../store/values.js';
+import { compareIds } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 import { admitTasks } from './admission.js';
 import type { NewTask } from './submit-task.js';
-import { newTaskRow, writeSubmitEvents } from './submit-task.js';
+import { insertTaskRows, newTaskRow, writeSubmitEvents } from './submit-task.js';
 import type { Task } from './task-record.js';
-import { toTask } from './task-record.js';
 
 export interface OwnedTask extends NewTask {
   readonly queueName: string;
@@ -35,19 +34,18 @@ export async function submitOwnedTasks(
   for (const batch of admissionsOf(namespaceId, specs)) {
     await admitTasks(tx, batch);
   }
-  const query = tx.db
-    .insertInto('tasks')
-    .values(specs.map((spec) => newTaskRow(tx, { ...spec, namespaceId })))
-    .returningAll();
-  const { rows } = await tx.db.executeQuery(query.compile());
-  // RETURNING order is not promised; every owned task has its own owner, so match by it.
-  const byOwner = new Map(rows.map((row) => [`${row.owner_kind}:${toId(row.owner_id ?? 0)}`, row]));
+  const { tasks: inserted } = await insertTaskRows(
+    tx,
+    specs.map((spec) => newTaskRow(tx, { ...spec, namespaceId })),
+  );
+  // Every owned task has its own owner: matched by it (RETURNING's order is not promised).
+  const byOwner = new Map(inserted.map((task) => [`${task.ownerKind}:${task.ownerId}`, task]));
   const tasks = specs.map((spec) => {
-    const row = byOwner.get(`${spec.owner.kind}:${spec.owner.id}`);
-    if (row === undefined) {
+    const task = byOwner.get(`${spec.owner.kind}:${spec.owner.id}`);
+    if (task === undefined) {
       throw new Error(`the insert returned no task for ${spec.owner.kind} ${spec.owner.id}`);
     }
-    return toTask(row);
+    return task;
   });
   await writeSubmitEvents(
     tx,

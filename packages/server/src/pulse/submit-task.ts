@@ -9,6 +9,7 @@ import type { Compilable, Selectable } from 'kysely';
 import { WeaveError, invalidArgument, notFound } from '../errors.js';
 import { resolveResultStream } from '../orbit/streams.js';
 import type { TasksTable } from '../store/schema.js';
+import { insertRows } from '../store/insert-rows.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Micros } from '../store/values.js';
@@ -151,14 +152,22 @@ export interface NewTask {
   readonly owner?: { readonly kind: string; readonly id: string } | undefined;
 }
 
-/** The `tasks` row of a new task: PENDING, revision 1, available now, its retry policy frozen. */
-export function newTaskRow(tx: Tx, task: NewTask) {
+/**
+ * The `tasks` row of a new task as stored, but for its id: PENDING, revision 1, available now,
+ * its retry policy frozen, every column given (no default of the table is relied on), so a row
+ * inserted with an id of this process's (`tx.newIds`) is known without reading it back.
+ */
+export function newTaskRow(tx: Tx, task: NewTask): Omit<Selectable<TasksTable>, 'id'> {
   return {
     namespace_id: task.namespaceId,
     application_id: task.applicationId,
     queue_id: task.queueId,
-    status: 'PENDING' as const,
+    status: 'PENDING',
+    revision: 1,
     input: task.input,
+    result: null,
+    error_code: null,
+    error_message: null,
     idempotent: task.idempotent ? 1 : 0,
     priority: task.priority,
     trace_key: task.traceKey ?? null,
@@ -171,12 +180,52 @@ export function newTaskRow(tx: Tx, task: NewTask) {
     retry_backoff_coefficient: task.retry.backoffCoefficient,
     retry_max_interval_us: task.retry.maxIntervalUs,
     retry_non_retryable_codes: task.retry.nonRetryableCodes.join(' '),
+    available_at: tx.now,
+    attempt_count: 0,
+    charged_attempts: 0,
+    current_attempt_id: null,
+    generation: 0,
+    lease_owner: null,
+    lease_until: null,
+    cancel_requested: 0,
+    effect_uncertain: 0,
     owner_kind: task.owner?.kind ?? null,
     owner_id: task.owner?.id ?? null,
-    available_at: tx.now,
     created_at: tx.now,
     updated_at: tx.now,
+    finished_at: null,
   };
+}
+
+/**
+ * New task rows. MariaDB: with ids from this process's blocks, the insert sent with the next
+ * statement that needs an answer (`scan`, if given, or the COMMIT); the tasks in the order of
+ * `rows`. SQLite: RETURNING, whose order is not promised (a caller of several rows matches them
+ * itself). `scan`: a read that must see the new rows (a hand-off's claim scan), its rows returned.
+ */
+export async function insertTaskRows(
+  tx: Tx,
+  rows: readonly Omit<Selectable<TasksTable>, 'id'>[],
+  scan?: Compilable<Selectable<TasksTable>>,
+): Promise<{ tasks: Task[]; scanned: Selectable<TasksTable>[] }> {
+  const ids = await tx.newIds('tasks', rows.length);
+  if (ids !== undefined) {
+    const stored = rows.map((row, i) => ({ ...row, id: ids[i] as string }));
+    await tx.write(insertRows(tx.db, 'tasks', stored));
+    const scanned = scan === undefined ? [] : (await tx.readAll(scan))[0];
+    return { tasks: stored.map(toTask), scanned };
+  }
+  // The rows as stored, in the insert's own statement (RETURNING: SQLite ≥ 3.35), with the scan
+  // after it: the scan sees the new rows.
+  const query = tx.db.insertInto('tasks').values(rows).returningAll();
+  const [returned, scanned] =
+    scan === undefined
+      ? [(await tx.db.executeQuery(query.compile())).rows, []]
+      : await tx.readAll(query, scan);
+  if (returned.length !== rows.length) {
+    throw new Error(`the task insert returned ${returned.length} rows for ${rows.length}`);
+  }
+  return { tasks: returned.map(toTask), scanned };
 }
 
 async function insertTask(
@@ -186,34 +235,24 @@ async function insertTask(
     queue: { id: unknown; application_id: unknown };
     deadlineAt: Micros;
     resultStreamId: string | null;
-    /** A read to send in the insert's packet, after it (a hand-off's claim scan). */
+    /** A read to send after the insert (a hand-off's claim scan). */
     scan?: Compilable<Selectable<TasksTable>> | undefined;
   },
 ): Promise<{ task: Task; scanned: Selectable<TasksTable>[] }> {
-  const query = tx.db
-    .insertInto('tasks')
-    .values(
-      newTaskRow(tx, {
-        ...input,
-        applicationId: toId(at.queue.application_id as string),
-        queueId: toId(at.queue.id as string),
-        deadlineAt: at.deadlineAt,
-        resultStreamId: at.resultStreamId,
-      }),
-    )
-    .returningAll();
-  // The row as stored, defaults included, in the insert's own round trip (RETURNING: SQLite
-  // ≥ 3.35, MariaDB ≥ 10.5; through the driver because Kysely's MySQL adapter drops RETURNING
-  // rows), with the scan after it in the same packet: the scan sees the new row.
-  const [rows, scanned] =
-    at.scan === undefined
-      ? [(await tx.db.executeQuery(query.compile())).rows, []]
-      : await tx.readAll(query, at.scan);
-  const [row] = rows;
-  if (row === undefined) {
+  const row = newTaskRow(tx, {
+    ...input,
+    applicationId: toId(at.queue.application_id as string),
+    queueId: toId(at.queue.id as string),
+    deadlineAt: at.deadlineAt,
+    resultStreamId: at.resultStreamId,
+  });
+  const {
+    tasks: [task],
+    scanned,
+  } = await insertTaskRows(tx, [row], at.scan);
+  if (task === undefined) {
     throw new Error('the task insert returned no row');
   }
-  const task = toTask(row);
   await writeSubmitEvents(tx, input.namespaceId, [task.id]);
   return { task, scanned };
 }

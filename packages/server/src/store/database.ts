@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely } from 'kysely';
 import { createPool } from 'mysql2';
+import type { Pool, ResultSetHeader } from 'mysql2';
 import { CoalescingMysqlDialect, SequentialSqliteDialect } from './coalescing-driver.js';
 import type { StatementHook } from './coalescing-driver.js';
 import type { ConnectionConfig, MysqlConfig } from './connection-url.js';
@@ -15,6 +16,8 @@ import type { Dialect } from './dialect.js';
 import { mysqlDialect, sqliteDialect } from './dialect.js';
 import type { Schema } from './schema.js';
 import { WakeUps } from './wake-ups.js';
+import type { BlockTable } from './id-blocks.js';
+import { IdBlocks } from './id-blocks.js';
 import type { Observations } from './observations.js';
 import { NO_OBSERVATIONS } from './observations.js';
 
@@ -38,6 +41,11 @@ export interface Database {
    * from firing: docs/benchmarks.md, workflow run 3). Shares the wake-ups and observations.
    */
   readonly runners: Database;
+  /**
+   * MariaDB/MySQL: this process's blocks of new task and attempt ids (store/id-blocks.ts), shared
+   * with `runners`. SQLite: none (the inserts' RETURNING costs no round trip there).
+   */
+  readonly ids: IdBlocks | undefined;
   close(): Promise<void>;
 }
 
@@ -71,8 +79,10 @@ const WITHOUT_NO_BACKSLASH_ESCAPES =
 function openMysql(config: MysqlConfig, options: OpenOptions): Database {
   const kysely = mysqlKysely(config, options, options.poolSize ?? 10);
   const runnerKysely = mysqlKysely(config, options, options.runnerPoolSize ?? 4);
+  const reserving = reservingPool(config);
   const wakeUps = new WakeUps();
   const base = {
+    ids: new IdBlocks((table, size) => reserveIds(reserving, table, size)),
     dialect: mysqlDialect,
     config,
     description: describeConnection(config),
@@ -94,9 +104,53 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
     runners,
     close: async () => {
       wakeUps.close();
-      await Promise.all([kysely.destroy(), runnerKysely.destroy()]);
+      await Promise.all([
+        kysely.destroy(),
+        runnerKysely.destroy(),
+        new Promise<void>((resolve) => reserving.end(() => resolve())),
+      ]);
     },
   };
+}
+
+/**
+ * One connection of its own for id reservations (store/id-blocks.ts): each is a single
+ * autocommitted statement, never inside a transaction of the pools, so it never waits for a
+ * pooled connection that a transaction holds.
+ */
+function reservingPool(config: MysqlConfig): Pool {
+  return createPool({
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+    database: config.database,
+    connectionLimit: 1,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
+}
+
+/**
+ * `[first, first + size)` of `table`'s ids for this process: `LAST_INSERT_ID(expr)` hands the
+ * row's new value back in the statement's own answer (MariaDB has no UPDATE … RETURNING).
+ */
+function reserveIds(pool: Pool, table: BlockTable, size: number): Promise<bigint> {
+  return new Promise((resolve, reject) => {
+    pool.query<ResultSetHeader>(
+      'UPDATE id_blocks SET next_id = LAST_INSERT_ID(next_id + ?) WHERE name = ?',
+      [size, table],
+      (error, result) => {
+        if (error !== null) {
+          reject(error);
+        } else if (result.affectedRows !== 1) {
+          reject(new Error(`id_blocks has no row for ${table} (migration 0012)`));
+        } else {
+          resolve(BigInt(String(result.insertId)) - BigInt(size));
+        }
+      },
+    );
+  });
 }
 
 function mysqlKysely(config: MysqlConfig, options: OpenOptions, connectionLimit: number) {
@@ -164,6 +218,7 @@ function openSqlite(config: { kind: 'sqlite'; path: string }, options: OpenOptio
     config,
     description: describeConnection(config),
     sqliteHandle: handle,
+    ids: undefined,
     observations: options.observations ?? NO_OBSERVATIONS,
     // One handle, one writer: the runners use it too.
     get runners() {

@@ -41,6 +41,7 @@
  *     wake-ups are store/wake-ups.ts)
  *   批量操作 bulk operation → weave_instance_operations (+ weave_instance_operation_items) →
  *     weave/operations/ (docs/design/bulk-operations.md)
+ *   ID区段 id block → id_blocks → IdBlocks, store/id-blocks.ts (MariaDB only)
  * Weave terms with no table yet (they come with issue 12, docs/design/runtime.md §1.11):
  * recovery.
  *
@@ -153,6 +154,12 @@ export interface WeaveDefinitionVersionsTable {
   has_tasks: Int;
   created_by: Int | null;
   created_at: Int;
+}
+
+/** The next unreserved id of `tasks` and `task_attempts` (migration 0012; store/id-blocks.ts). */
+export interface IdBlocksTable {
+  name: string;
+  next_id: Int;
 }
 
 export interface SchemaMigrationsTable {
@@ -609,4 +616,5 @@ export interface Schema {
   weave_signals: WeaveSignalsTable;
   weave_instance_operations: WeaveInstanceOperationsTable;
   weave_instance_operation_items: WeaveInstanceOperationItemsTable;
+  id_blocks: IdBlocksTable;
 }

@@ -10,6 +10,7 @@ import { deferred, together } from './coalescing-driver.js';
 import { WeaveError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Dialect, RetryReason } from './dialect.js';
+import type { BlockTable } from './id-blocks.js';
 import type { Schema } from './schema.js';
 import type { WakeUps } from './wake-ups.js';
 import type { Observations } from './observations.js';
@@ -36,6 +37,13 @@ export interface Tx {
    * deferred writes before them): the rows of each, in order.
    */
   readAll<Q extends readonly Compilable<unknown>[]>(...queries: Q): Promise<RowsOf<Q>>;
+  /**
+   * `count` ids for new rows of `table` that the caller inserts with their ids, so the insert
+   * needs no answer and can be a `write` (MariaDB/MySQL: from this process's reserved blocks,
+   * store/id-blocks.ts; most calls take them from memory). `undefined` on SQLite: there the
+   * database assigns them and the insert's `RETURNING` costs no round trip.
+   */
+  newIds(table: BlockTable, count: number): Promise<readonly string[] | undefined>;
   /** The database clock, read once when the transaction began (Unix microseconds). */
   readonly now: Micros;
   readonly dialect: Dialect;
@@ -133,6 +141,7 @@ async function runOnce<T>(
         async write(query) {
           await db.executeQuery(deferred(query.compile()));
         },
+        newIds: async (table, count) => database.ids?.take(table, count),
         async readAll<Q extends readonly Compilable<unknown>[]>(...queries: Q) {
           const { rows } = await db.executeQuery(together(queries.map((q) => q.compile())));
           return rows as RowsOf<Q>;

@@ -103,7 +103,7 @@ async function createQueueOfApp(
   return ns.id;
 }
 
-async function submitDefault(
+export async function submitDefault(
   tx: Tx,
   input: Partial<SubmitInput> & { namespaceId: string; queueName: string },
 ): Promise<Task> {
