@@ -119,16 +119,20 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
  * pooled connection that a transaction holds.
  */
 function reservingPool(config: MysqlConfig): Pool {
-  return createPool({
+  return createPool({ ...poolBase(config), connectionLimit: 1 });
+}
+
+function poolBase(config: MysqlConfig) {
+  return {
     host: config.host,
     port: config.port,
     user: config.user,
     password: config.password,
     database: config.database,
-    connectionLimit: 1,
+    // BIGINT as decimal strings: ids and microsecond instants never pass through float64.
     supportBigNumbers: true,
     bigNumberStrings: true,
-  });
+  };
 }
 
 /**
@@ -155,15 +159,8 @@ function reserveIds(pool: Pool, table: BlockTable, size: number): Promise<bigint
 
 function mysqlKysely(config: MysqlConfig, options: OpenOptions, connectionLimit: number) {
   const pool = createPool({
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password,
-    database: config.database,
+    ...poolBase(config),
     connectionLimit,
-    // BIGINT as decimal strings: ids and microsecond instants never pass through float64.
-    supportBigNumbers: true,
-    bigNumberStrings: true,
     charset: 'utf8mb4',
     timezone: 'Z',
     // Deferred writes travel with the next statement (coalescing-driver.ts).
