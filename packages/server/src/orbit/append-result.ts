@@ -20,6 +20,7 @@ import { compareIds, formatInstant, toId } from '../store/values.js';
 import type { WakeUps } from '../store/wake-ups.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
+import { flatten } from '../store/flatten.js';
 
 export interface ResultEvent {
   readonly namespaceId: string;
@@ -201,7 +202,7 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
       shaped(
         tx.db,
         `stream events ×${chunk.length}`,
-        chunk.flatMap((row, k) => parametersOf(row, from + k)),
+        flatten(chunk, (row, k) => parametersOf(row, from + k)),
         () =>
           tx.db
             .insertInto('orbit_result_events')

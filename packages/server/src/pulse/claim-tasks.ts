@@ -26,6 +26,7 @@ import { createPermit } from './permits.js';
 import { acquireResource } from './resource-keys.js';
 import type { Task } from './task-record.js';
 import { toTask } from './task-record.js';
+import { flatten } from '../store/flatten.js';
 
 /** Most tasks one claim may take (API.md: up to 100 per call). */
 export const MAX_CLAIM_TASKS = workers.MAX_CLAIM_TASKS;
@@ -337,7 +338,7 @@ async function updateClaimedTasks(
   const namespaces = [...new Set(claimed.map((c) => c.plan.task.namespaceId))];
   const status = started ? 'RUNNING' : 'CLAIMED';
   const revisionStep = started ? 2 : 1;
-  const arms = <T>(value: (c: Claimed) => T) => claimed.flatMap((c) => [c.plan.task.id, value(c)]);
+  const arms = <T>(value: (c: Claimed) => T) => flatten(claimed, (c) => [c.plan.task.id, value(c)]);
   await tx.write(
     shaped(
       tx.db,
@@ -404,7 +405,7 @@ async function insertClaimEvents(tx: Tx, claimed: readonly Claimed[]): Promise<v
     insertRows(
       tx.db,
       'task_events',
-      claimed.flatMap(({ plan, claimed: c }) =>
+      flatten(claimed, ({ plan, claimed: c }) =>
         plan.request.start === true
           ? [event(c, 1n, 'task.claimed', 'CLAIMED'), event(c, 2n, 'task.started', 'RUNNING')]
           : [event(c, 1n, 'task.claimed', 'CLAIMED')],

@@ -25,6 +25,7 @@ import { updateTaskRow, writeTaskEvents } from './task-change.js';
 import type { Task } from './task-record.js';
 import type { AttemptStatus, StoredTaskStatus } from './task-states.js';
 import { isTerminal } from './task-states.js';
+import { flatten } from '../store/flatten.js';
 
 export interface AttemptSettlement {
   readonly id: string;
@@ -86,7 +87,7 @@ export async function settleTasks(
   await updateTaskRows(tx, changes);
   await settleAttempts(
     tx,
-    changes.flatMap(({ task, settlement, receipt }) =>
+    flatten(changes, ({ task, settlement, receipt }) =>
       settlement.attempt === undefined
         ? []
         : [{ attempt: settlement.attempt, receipt, namespaceId: task.namespaceId }],
@@ -172,7 +173,7 @@ async function updateTaskRows(
         [
           ...status.parameters,
           tx.now,
-          ...values.flatMap((v) => v.parameters),
+          ...flatten(values, (v) => v.parameters),
           ...ids,
           ...namespaces.map((id) => BigInt(id)),
         ],
@@ -199,7 +200,7 @@ function byId(values: readonly (readonly [string, unknown])[]) {
   const arms = values.map(([id, v]) => sql`WHEN ${id} THEN ${v}`);
   return {
     value: sql`CASE id ${sql.join(arms, sql` `)} END`,
-    parameters: values.flatMap(([id, v]) => [id, v]),
+    parameters: flatten(values, ([id, v]) => [id, v]),
     arms: 'case',
   };
 }

@@ -32,6 +32,7 @@ import type {
   SqliteDialectConfig,
   TransactionSettings,
 } from 'kysely';
+import { flatten } from './flatten.js';
 
 /**
  * Test seam (STYLE.md §8): sees every statement a connection runs, each with its own text and
@@ -69,7 +70,7 @@ const TOGETHER = new WeakMap<CompiledQuery, readonly CompiledQuery[]>();
 export function together(queries: readonly CompiledQuery[]): CompiledQuery {
   const query = CompiledQuery.raw(
     queries.map((q) => q.sql).join(';\n'),
-    queries.flatMap((q) => q.parameters),
+    flatten(queries, (q) => q.parameters),
   );
   TOGETHER.set(query, queries);
   return query;
@@ -252,7 +253,7 @@ class CoalescingConnection implements DatabaseConnection {
     const { rows } = await this.inner.executeQuery(
       CompiledQuery.raw(
         batch.map((q) => q.sql).join(';\n'),
-        batch.flatMap((q) => q.parameters),
+        flatten(batch, (q) => q.parameters),
       ),
     );
     return rows.slice(-parts.length);

@@ -9,6 +9,7 @@
 import type { Compilable, Insertable, Kysely } from 'kysely';
 import type { Schema } from './schema.js';
 import { shaped } from './statement-shapes.js';
+import { flatten } from './flatten.js';
 
 type Table = keyof Schema;
 
@@ -23,7 +24,7 @@ export function insertRows<T extends Table, R = Record<string, never>>(
   returning: readonly string[] = [],
 ): Compilable<R> {
   const columns = Object.keys(rows[0] ?? {});
-  const values = rows.flatMap((row) => columns.map((c) => (row as Record<string, unknown>)[c]));
+  const values = flatten(rows, (row) => columns.map((c) => (row as Record<string, unknown>)[c]));
   // A row with other columns (one left undefined, which Kysely leaves out, or one more) makes
   // another statement than the shape's: built by Kysely, never kept.
   const sameColumns =
