@@ -16,11 +16,11 @@
 import { stringify } from '@weave/json';
 import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
+import { flatten } from '../store/flatten.js';
 import { compareIds, formatInstant, toId } from '../store/values.js';
 import type { WakeUps } from '../store/wake-ups.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
-import { flatten } from '../store/flatten.js';
 
 export interface ResultEvent {
   readonly namespaceId: string;

@@ -15,6 +15,7 @@
 import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
 import type { Compilable, Kysely, RawBuilder, Selectable } from 'kysely';
+import { flatten } from '../store/flatten.js';
 import type { Schema, TasksTable } from '../store/schema.js';
 import { insertRows } from '../store/insert-rows.js';
 import { shaped } from '../store/statement-shapes.js';
@@ -26,7 +27,6 @@ import { createPermit } from './permits.js';
 import { acquireResource } from './resource-keys.js';
 import type { Task } from './task-record.js';
 import { toTask } from './task-record.js';
-import { flatten } from '../store/flatten.js';
 
 /** Most tasks one claim may take (API.md: up to 100 per call). */
 export const MAX_CLAIM_TASKS = workers.MAX_CLAIM_TASKS;

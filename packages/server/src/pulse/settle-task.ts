@@ -15,6 +15,7 @@ import { stringify } from '@weave/json';
 import { sql } from 'kysely';
 import { writeAudits } from '../auth/audit.js';
 import { appendResult } from '../orbit/append-result.js';
+import { flatten } from '../store/flatten.js';
 import { inNamespaces } from '../store/namespace-filter.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
@@ -25,7 +26,6 @@ import { updateTaskRow, writeTaskEvents } from './task-change.js';
 import type { Task } from './task-record.js';
 import type { AttemptStatus, StoredTaskStatus } from './task-states.js';
 import { isTerminal } from './task-states.js';
-import { flatten } from '../store/flatten.js';
 
 export interface AttemptSettlement {
   readonly id: string;

@@ -82,22 +82,16 @@ class TableBlocks {
   /** The block to take from: the current one while fresh and not used up, else the spare. */
   private usable(): Block | undefined {
     const now = this.clock();
-    if (this.current !== undefined && this.current.next < this.current.end) {
-      if (now - this.current.at <= this.maxAgeMs) {
+    const fresh = (block: Block) => now - block.at <= this.maxAgeMs;
+    if (this.current !== undefined) {
+      if (this.current.next < this.current.end && fresh(this.current)) {
         return this.current;
       }
       this.adapt(this.current, now);
-    } else if (this.current !== undefined) {
-      this.adapt(this.current, now);
     }
-    this.current = undefined;
-    if (this.spare !== undefined && now - this.spare.at <= this.maxAgeMs) {
-      this.current = this.spare;
-      this.spare = undefined;
-      return this.current;
-    }
+    this.current = this.spare !== undefined && fresh(this.spare) ? this.spare : undefined;
     this.spare = undefined;
-    return undefined;
+    return this.current;
   }
 
   /** A block that is done: used up quickly → bigger blocks; aged out mostly unused → smaller. */
