@@ -17,12 +17,17 @@ export function toPlain(value: JsonValue): Plain {
   if (isJsonObject(value)) {
     const out: { [key: string]: Plain } = {};
     for (const [k, v] of value) {
-      Object.defineProperty(out, k, {
-        value: toPlain(v),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      if (k === '__proto__') {
+        // An own member like any other: assigned, it would set the object's prototype.
+        Object.defineProperty(out, k, {
+          value: toPlain(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        out[k] = toPlain(v);
+      }
     }
     return out;
   }

@@ -87,5 +87,12 @@ export async function send(
   if (response.status < 200 || response.status > 299) {
     throw toApiError(response, body);
   }
-  return { status: response.status, headers: response.headers, body };
+  return {
+    status: response.status,
+    // Read through: the Node exchange makes its `Headers` only when asked (node/http.ts).
+    get headers() {
+      return response.headers;
+    },
+    body,
+  };
 }

@@ -21,6 +21,7 @@ import { isWeaveApiError } from './api-error.js';
 import type { WeaveClient } from './client.js';
 import { CompletionBatch, MAX_BATCH } from './completion-batch.js';
 import type { ClaimedTask, Completion } from './types.js';
+import { LazyAbort } from './task-cancel.js';
 import { toTaskError } from './worker-errors.js';
 
 export interface TaskContext {
@@ -286,7 +287,7 @@ export class Worker {
   async #execute(queue: string, task: ClaimedTask): Promise<Completion | undefined> {
     const { client } = this.#options;
     const handler = this.#options.handlers[queue];
-    const cancel = new AbortController();
+    const cancel = new LazyAbort();
     const beat = setInterval(
       () => void this.#heartbeat(task, cancel),
       this.#options.heartbeatMs ?? 10_000,
@@ -298,7 +299,7 @@ export class Worker {
       if (!this.#startOnClaim) {
         await resend(() => client.startAttempt(task.task_id, task.attempt_id, task.permit));
       }
-      const outcome = await runHandler(handler, task, cancel.signal);
+      const outcome = await runHandler(handler, task, cancel);
       return outcome.ok
         ? { outcome: 'succeeded', result: outcome.result }
         : { outcome: 'failed', error: toTaskError(outcome.error) };
@@ -310,7 +311,7 @@ export class Worker {
     }
   }
 
-  async #heartbeat(task: ClaimedTask, cancel: AbortController): Promise<void> {
+  async #heartbeat(task: ClaimedTask, cancel: LazyAbort): Promise<void> {
     try {
       const answer = await this.#options.client.heartbeat(
         task.task_id,
@@ -350,7 +351,7 @@ type HandlerOutcome = { ok: true; result: unknown } | { ok: false; error: unknow
 async function runHandler(
   handler: TaskHandler,
   task: ClaimedTask,
-  signal: AbortSignal,
+  cancel: LazyAbort,
 ): Promise<HandlerOutcome> {
   const ctx: TaskContext = {
     taskId: task.task_id,
@@ -359,7 +360,9 @@ async function runHandler(
     idempotent: task.idempotent,
     traceKey: task.trace_key,
     resourceKey: task.resource_key,
-    signal,
+    get signal() {
+      return cancel.signal;
+    },
   };
   try {
     return { ok: true, result: (await handler(task.input, ctx)) ?? null };

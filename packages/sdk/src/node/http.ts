@@ -55,15 +55,15 @@ function exchangeOnce(url: URL, request: HttpRequest): Promise<HttpAnswer> {
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);
         res.on('end', () => {
-          const headers = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) {
-              headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-            }
-          }
+          let headers: Headers | undefined;
           resolve({
             status: res.statusCode ?? 0,
-            headers,
+            // Made when read (an error answer, a raw request): a `Headers` costs more to fill
+            // than the rest of a worker call's answer.
+            get headers() {
+              headers ??= toHeaders(res.headers);
+              return headers;
+            },
             text: Buffer.concat(chunks).toString('utf8'),
           });
         });
@@ -76,4 +76,14 @@ function exchangeOnce(url: URL, request: HttpRequest): Promise<HttpAnswer> {
     });
     req.end(request.body);
   });
+}
+
+function toHeaders(raw: http.IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) {
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+  }
+  return headers;
 }
