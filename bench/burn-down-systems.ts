@@ -25,6 +25,20 @@ const QUEUE = 'noop';
 const NAMESPACE = 'bench';
 const APP = 'bench';
 
+/**
+ * `--input-bytes N`: each drained job's input carries a string of N bytes (default 0), for the
+ * cost of larger payloads; the paced jobs keep their small input.
+ */
+let padding = '';
+export function padInputsTo(bytes: number): void {
+  padding = 'x'.repeat(Math.max(0, bytes));
+}
+
+/** A drained job's input: its number, and the padding when there is one. */
+function drainInput(i: number): { i: number; pad?: string } {
+  return padding === '' ? { i } : { i, pad: padding };
+}
+
 export interface Commits {
   /** The counter used for commits per job. */
   readonly commits: number;
@@ -210,7 +224,10 @@ export class PulseSystem implements System {
     let next = 0;
     const lane = async () => {
       for (let i = next++; i < n; i = next++) {
-        await clients[i % clients.length]?.submitTask(QUEUE, { input: { i }, idempotent: true });
+        await clients[i % clients.length]?.submitTask(QUEUE, {
+          input: drainInput(i),
+          idempotent: true,
+        });
       }
     };
     await Promise.all(Array.from({ length: 32 }, lane));
@@ -367,7 +384,7 @@ export class PgBossSystem extends PgSystem implements System {
     for (let i = 0; i < n; i += 1_000) {
       const jobs = Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({
         name: QUEUE,
-        data: { i: i + k },
+        data: drainInput(i + k),
       }));
       await this.#boss?.insert(jobs);
     }
@@ -416,7 +433,7 @@ export class GraphileSystem extends PgSystem implements System {
     for (let i = 0; i < n; i += 1_000) {
       const specs = Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({
         identifier: QUEUE,
-        payload: { i: i + k },
+        payload: drainInput(i + k),
       }));
       await this.#utils?.addJobs(specs);
     }

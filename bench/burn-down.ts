@@ -2,7 +2,7 @@
  * The Pulse burn-down bench (issue 4, docs/benchmarks.md "Pulse burn-down"):
  *
  *   npm run bench:burn-down -- [--jobs 20000] [--rate 50] [--paced-seconds 10] [--only a,b]
- *                              [--rounds 1]
+ *                              [--rounds 1] [--input-bytes 0]
  *
  * For every system, on a fresh database: pre-enqueue `--jobs` no-op jobs (not timed), read the
  * database's commit counter, start 4 worker processes × concurrency 6 (= 24), time the drain
@@ -15,13 +15,14 @@
  * later in the list (so no variant always runs first or right after the same one); a table per
  * round, then each system's jobs/s by round with the median, and the ratios taken within each
  * round with theirs. The machines this runs on drift by ±15 % over minutes (docs/benchmarks.md
- * run 9): a ratio from one round is one sample.
+ * run 9): a ratio from one round is one sample. `--input-bytes N` pads each drained job's input
+ * with a string of N bytes (every system alike), for what larger payloads cost.
  */
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { GraphileSystem, PgBossSystem, PulseSystem } from './burn-down-systems.js';
+import { GraphileSystem, PgBossSystem, PulseSystem, padInputsTo } from './burn-down-systems.js';
 import type { Commits, System } from './burn-down-systems.js';
 import { formatCpuTable, formatRounds, formatTable, percentile } from './burn-down-report.js';
 import { cpuUse, snapshot } from './cpu-use.js';
@@ -41,12 +42,20 @@ interface Options {
   readonly pacedSeconds: number;
   readonly only: readonly string[] | undefined;
   readonly rounds: number;
+  readonly inputBytes: number;
 }
 
 const USAGE =
   'usage: node bench/build/burn-down.js [--jobs N] [--rate N] [--paced-seconds N] ' +
-  '[--only id,id,…] [--rounds N]';
-const FLAGS = new Set(['--jobs', '--rate', '--paced-seconds', '--only', '--rounds']);
+  '[--only id,id,…] [--rounds N] [--input-bytes N]';
+const FLAGS = new Set([
+  '--jobs',
+  '--rate',
+  '--paced-seconds',
+  '--only',
+  '--rounds',
+  '--input-bytes',
+]);
 
 function parseOptions(argv: readonly string[]): Options {
   // Every flag takes a value; anything else (`--help` too) prints the usage instead of running.
@@ -70,6 +79,7 @@ function parseOptions(argv: readonly string[]): Options {
     pacedSeconds: Number(get('paced-seconds') ?? 10),
     only: get('only')?.split(','),
     rounds: Math.max(1, Number(get('rounds') ?? 1)),
+    inputBytes: Number(get('input-bytes') ?? 0),
   };
 }
 
@@ -276,6 +286,7 @@ function sleep(ms: number): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  padInputsTo(options.inputBytes);
   const ids = options.only ?? Object.keys(VARIANTS);
   const known = { ...VARIANTS, ...SWEEP_VARIANTS };
   for (const id of ids) {
@@ -301,7 +312,9 @@ async function main(): Promise<void> {
     rounds.push(ran.sort((a, b) => a.at - b.at).map((r) => r.row));
   }
   process.stdout.write(
-    `\nburn-down: ${options.jobs} no-op jobs, ${PROCESSES} worker processes × ` +
+    `\nburn-down: ${options.jobs} no-op jobs` +
+      (options.inputBytes > 0 ? ` (inputs padded by ${options.inputBytes} bytes)` : '') +
+      `, ${PROCESSES} worker processes × ` +
       `${CONCURRENCY_PER_PROCESS}; paced ${options.rate}/s × ${options.pacedSeconds} s` +
       (options.rounds > 1 ? `; ${options.rounds} rounds` : '') +
       '\n',

@@ -16,7 +16,7 @@ import { lockPermitted, permitStale, requireLive } from './permits.js';
 import { decideRetry } from './retry-policy.js';
 import type { Settlement, TaskReceipt } from './settle-task.js';
 import { settleTask } from './settle-task.js';
-import type { Attempt, Task } from './task-record.js';
+import type { Attempt, TaskState } from './task-record.js';
 import type { StoredTaskStatus } from './task-states.js';
 
 /** Result JSON text limit; the frozen inbox snapshot that embeds it is capped at 512 KiB (E2.1). */
@@ -59,7 +59,11 @@ export type CompletionPlan =
  */
 export function planCompletion(
   tx: Tx,
-  locked: { readonly task: Task; readonly attempt: Attempt; readonly request: CompleteRequest },
+  locked: {
+    readonly task: TaskState;
+    readonly attempt: Attempt;
+    readonly request: CompleteRequest;
+  },
 ): CompletionPlan {
   const { task, attempt, request } = locked;
   if (request.queueId !== undefined && task.queueId !== request.queueId) {
@@ -91,7 +95,7 @@ type Decided = Omit<Settlement, 'actor' | 'attempt'> & {
   readonly attempt: NonNullable<Settlement['attempt']>;
 };
 
-function decideSettlement(tx: Tx, task: Task, attempt: Attempt, c: Completion): Decided {
+function decideSettlement(tx: Tx, task: TaskState, attempt: Attempt, c: Completion): Decided {
   const attemptId = attempt.id;
   if (c.outcome === 'succeeded') {
     const result = resultText(c.result, '$.result');
@@ -115,7 +119,7 @@ function decideSettlement(tx: Tx, task: Task, attempt: Attempt, c: Completion): 
   return decideFailure(tx, task, attemptId, c.error);
 }
 
-function decideFailure(tx: Tx, task: Task, attemptId: string, error: TaskError): Decided {
+function decideFailure(tx: Tx, task: TaskState, attemptId: string, error: TaskError): Decided {
   const charged = task.chargedAttempts + 1;
   const attempt = { id: attemptId, status: 'FAILED' as const, errorCode: error.code };
   const set = { ...errorColumns(error), charged_attempts: charged };

@@ -28,8 +28,8 @@ import { completeAttempt, planCompletion } from './complete-attempt.js';
 import { requireOwnPermit } from './permits.js';
 import type { Settlement, TaskReceipt } from './settle-task.js';
 import { settleTask, settleTasks } from './settle-task.js';
-import type { Attempt, Task } from './task-record.js';
-import { toAttempt, toTask } from './task-record.js';
+import type { Attempt, TaskState } from './task-record.js';
+import { TASK_STATE_COLUMNS, toAttempt, toTaskState } from './task-record.js';
 
 /** Most completions in one call. */
 export const MAX_BATCH_COMPLETIONS = workers.MAX_BATCH_COMPLETIONS;
@@ -45,7 +45,7 @@ interface Item {
 
 interface Accepted {
   readonly index: number;
-  readonly task: Task;
+  readonly task: TaskState;
   readonly settlement: Settlement;
 }
 
@@ -60,7 +60,7 @@ export interface BatchOptions {
 }
 
 export interface LockedBatch {
-  readonly tasks: ReadonlyMap<string, Task>;
+  readonly tasks: ReadonlyMap<string, TaskState>;
   readonly attempts: ReadonlyMap<string, Attempt>;
 }
 
@@ -205,7 +205,8 @@ export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
             tx.dialect.forUpdate(
               tx.db
                 .selectFrom('tasks')
-                .selectAll()
+                // Not the input (up to 256 KiB a task): settling never reads it.
+                .select(TASK_STATE_COLUMNS)
                 .where('namespace_id', '=', namespaceId)
                 .where('id', 'in', taskIds)
                 .orderBy('id'),
@@ -229,7 +230,7 @@ export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
     locked(rows: Rows | readonly []): LockedBatch {
       const [taskRows = [], attemptRows = []] = rows;
       return {
-        tasks: new Map(taskRows.map((row) => [toId(row.id), toTask(row)])),
+        tasks: new Map(taskRows.map((row) => [toId(row.id), toTaskState(row)])),
         attempts: new Map(attemptRows.map((row) => [toId(row.id), toAttempt(row)])),
       };
     },

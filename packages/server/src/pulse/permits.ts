@@ -7,7 +7,7 @@
 import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { WeaveError } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
-import type { Attempt, Task } from './task-record.js';
+import type { Attempt, Task, TaskState } from './task-record.js';
 import { findAttempt, lockTask } from './task-record.js';
 
 /** 256 bits: guessing a live permit is not a strategy. */
@@ -66,7 +66,11 @@ export async function lockPermitted(
  * The token must be the one of this attempt (constant-time) and the attempt must belong to the
  * task, else `foreign`. Pure: batch completions read their rows in one query and check here.
  */
-export function requireOwnPermit(task: Task, attempt: Attempt | undefined, token: string): Attempt {
+export function requireOwnPermit(
+  task: TaskState,
+  attempt: Attempt | undefined,
+  token: string,
+): Attempt {
   if (attempt === undefined || attempt.taskId !== task.id) {
     throw permitStale('foreign');
   }
@@ -77,7 +81,7 @@ export function requireOwnPermit(task: Task, attempt: Attempt | undefined, token
   return attempt;
 }
 
-export function requireLive(tx: Tx, task: Task, attempt: Attempt): void {
+export function requireLive(tx: Tx, task: TaskState, attempt: Attempt): void {
   if (task.currentAttemptId !== attempt.id || task.generation !== attempt.generation) {
     throw permitStale('superseded');
   }

@@ -9,10 +9,10 @@
  * row (claim and settle both lock the task first).
  */
 import type { Tx } from '../store/with-tx.js';
-import type { Task } from './task-record.js';
+import type { TaskState } from './task-record.js';
 
 /** true when the task now holds its resource (or has none). */
-export async function acquireResource(tx: Tx, task: Task): Promise<boolean> {
+export async function acquireResource(tx: Tx, task: TaskState): Promise<boolean> {
   if (task.resourceKey === null) {
     return true;
   }
@@ -29,7 +29,7 @@ export async function acquireResource(tx: Tx, task: Task): Promise<boolean> {
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
-export async function releaseResource(tx: Tx, task: Task): Promise<void> {
+export async function releaseResource(tx: Tx, task: TaskState): Promise<void> {
   if (task.resourceKey === null) {
     return;
   }

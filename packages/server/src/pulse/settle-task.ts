@@ -23,7 +23,7 @@ import { deliverResult } from '../weave/delivery/deliver-result.js';
 import { releaseResource } from './resource-keys.js';
 import type { TaskChange } from './task-change.js';
 import { updateTaskRow, writeTaskEvents } from './task-change.js';
-import type { Task } from './task-record.js';
+import type { TaskState } from './task-record.js';
 import type { AttemptStatus, StoredTaskStatus } from './task-states.js';
 import { isTerminal } from './task-states.js';
 
@@ -47,13 +47,17 @@ export interface TaskReceipt {
   readonly status: StoredTaskStatus;
 }
 
-export async function settleTask(tx: Tx, task: Task, settlement: Settlement): Promise<TaskReceipt> {
+export async function settleTask(
+  tx: Tx,
+  task: TaskState,
+  settlement: Settlement,
+): Promise<TaskReceipt> {
   const [receipt] = await settleTasks(tx, [{ task, settlement }]);
   return receipt as TaskReceipt;
 }
 
 export interface SettlementOf {
-  readonly task: Task;
+  readonly task: TaskState;
   readonly settlement: Settlement;
 }
 
@@ -137,14 +141,14 @@ type TaskSet = NonNullable<TaskChange['set']>;
  */
 async function updateTaskRows(
   tx: Tx,
-  changes: readonly { readonly task: Task; readonly change: TaskChange }[],
+  changes: readonly { readonly task: TaskState; readonly change: TaskChange }[],
 ): Promise<void> {
   if (changes.length === 1) {
-    const [only] = changes as [{ task: Task; change: TaskChange }];
+    const [only] = changes as [{ task: TaskState; change: TaskChange }];
     await updateTaskRow(tx, only.task, only.change);
     return;
   }
-  const shapes = new Map<string, { task: Task; change: TaskChange }[]>();
+  const shapes = new Map<string, { task: TaskState; change: TaskChange }[]>();
   for (const c of changes) {
     const key = Object.keys(c.change.set ?? {})
       .sort()
@@ -255,13 +259,13 @@ async function settleAttempts(
 }
 
 /** The distinct namespaces of a set of tasks (one, except in a lease sweep). */
-function namespacesOf(tasks: readonly Task[]): string[] {
+function namespacesOf(tasks: readonly TaskState[]): string[] {
   return [...new Set(tasks.map((t) => t.namespaceId))];
 }
 
 async function deliverTerminal(
   tx: Tx,
-  task: Task,
+  task: TaskState,
   settlement: Settlement,
   receipt: TaskReceipt,
 ): Promise<void> {
@@ -293,7 +297,7 @@ async function deliverTerminal(
 }
 
 /** The frozen outcome for the stream: the task as this change leaves it, payload text as is. */
-function outcomeSnapshot(task: Task, settlement: Settlement, receipt: TaskReceipt) {
+function outcomeSnapshot(task: TaskState, settlement: Settlement, receipt: TaskReceipt) {
   const set = settlement.set ?? {};
   const result = set.result !== undefined ? set.result : task.result;
   const errorCode = set.error_code !== undefined ? set.error_code : task.errorCode;

@@ -8,7 +8,7 @@ import { insertRows } from '../store/insert-rows.js';
 import type { Tx } from '../store/with-tx.js';
 import type { Updateable } from 'kysely';
 import type { TasksTable } from '../store/schema.js';
-import type { Task } from './task-record.js';
+import type { TaskState } from './task-record.js';
 import type { StoredTaskStatus } from './task-states.js';
 
 export interface TaskChange {
@@ -23,14 +23,14 @@ export interface TaskChange {
 }
 
 /** Update the row and write the event. Returns the new revision. */
-export async function changeTask(tx: Tx, task: Task, change: TaskChange): Promise<bigint> {
+export async function changeTask(tx: Tx, task: TaskState, change: TaskChange): Promise<bigint> {
   const revision = await updateTaskRow(tx, task, change);
   await writeTaskEvent(tx, task, { ...change, revision });
   return revision;
 }
 
 /** Step one of a change (seed 000 §1 step 1 for results). Returns the new revision. */
-export async function updateTaskRow(tx: Tx, task: Task, change: TaskChange): Promise<bigint> {
+export async function updateTaskRow(tx: Tx, task: TaskState, change: TaskChange): Promise<bigint> {
   const revision = task.revision + 1n;
   await tx.write(
     tx.db
@@ -45,7 +45,7 @@ export async function updateTaskRow(tx: Tx, task: Task, change: TaskChange): Pro
 /** The raw status event of a change (seed 000 §1 step 3 for results). */
 export async function writeTaskEvent(
   tx: Tx,
-  task: Task,
+  task: TaskState,
   change: TaskChange & { readonly revision: bigint },
 ): Promise<void> {
   await writeTaskEvents(tx, [{ task, change }]);
@@ -55,7 +55,7 @@ export async function writeTaskEvent(
 export async function writeTaskEvents(
   tx: Tx,
   events: readonly {
-    readonly task: Task;
+    readonly task: TaskState;
     readonly change: TaskChange & { readonly revision: bigint };
   }[],
 ): Promise<void> {

@@ -48,7 +48,56 @@ export interface Task {
   readonly finishedAt: Micros | null;
 }
 
+/**
+ * A task without its input: what changing its state reads (settling, events, resources, permits).
+ * A completion's locking read leaves the input out: up to 256 KiB per task that no outcome reads.
+ */
+export type TaskState = Omit<Task, 'input'>;
+
 export function toTask(row: Selectable<TasksTable>): Task {
+  return { ...toTaskState(row), input: row.input };
+}
+
+/** Every column of `tasks` but `input`: a locking read for a change selects these. */
+export const TASK_STATE_COLUMNS = [
+  'id',
+  'namespace_id',
+  'application_id',
+  'queue_id',
+  'status',
+  'revision',
+  'result',
+  'error_code',
+  'error_message',
+  'idempotent',
+  'priority',
+  'trace_key',
+  'resource_key',
+  'deadline_at',
+  'attempt_timeout_us',
+  'retry_max_attempts',
+  'retry_initial_interval_us',
+  'retry_backoff_coefficient',
+  'retry_max_interval_us',
+  'retry_non_retryable_codes',
+  'available_at',
+  'attempt_count',
+  'charged_attempts',
+  'current_attempt_id',
+  'generation',
+  'lease_owner',
+  'lease_until',
+  'cancel_requested',
+  'effect_uncertain',
+  'owner_kind',
+  'owner_id',
+  'result_stream_id',
+  'created_at',
+  'updated_at',
+  'finished_at',
+] as const satisfies readonly Exclude<keyof TasksTable, 'input'>[];
+
+export function toTaskState(row: Omit<Selectable<TasksTable>, 'input'>): TaskState {
   return {
     id: toId(row.id),
     namespaceId: toId(row.namespace_id),
@@ -56,7 +105,6 @@ export function toTask(row: Selectable<TasksTable>): Task {
     queueId: toId(row.queue_id),
     status: row.status as StoredTaskStatus,
     revision: toMicros(row.revision),
-    input: row.input,
     result: row.result,
     errorCode: row.error_code,
     errorMessage: row.error_message,

@@ -23,7 +23,7 @@ import type { Selectable } from 'kysely';
 import type { TasksTable } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
 import { compareIds } from '../store/values.js';
-import type { Attempt, Task } from './task-record.js';
+import type { Attempt, TaskState } from './task-record.js';
 import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
 import { claimInTurn, claimLimit, lockReady, readyQuery, takeResources } from './claim-tasks.js';
 import type { CompleteRequest } from './complete-attempt.js';
@@ -239,7 +239,7 @@ async function readTogether(
       knownQueueIds.set(key, queue.id);
     }
   }
-  const tasks = new Map<string, Task>();
+  const tasks = new Map<string, TaskState>();
   const attempts = new Map<string, Attempt>();
   for (const read of lockReads) {
     if (read.queries !== undefined) {
