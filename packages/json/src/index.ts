@@ -17,7 +17,7 @@ export { JsonError } from './json-error.js';
 export type { ParseOptions } from './parse.js';
 export { MAX_DEPTH_LIMIT, parse } from './parse.js';
 export type { StringifyOptions } from './stringify.js';
-export { stringify } from './stringify.js';
+export { stringify, stringifyChunks } from './stringify.js';
 export { canonicalize } from './canonicalize.js';
 export { compareNumberText } from './compare-number-text.js';
 export { isNumberText } from './number-text.js';

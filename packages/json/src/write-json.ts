@@ -9,6 +9,7 @@ import {
   appendJsonString,
   appendText,
   createOutputBuffer,
+  outputToChunks,
   outputToString,
 } from './output-buffer.js';
 import { MAX_DEPTH_LIMIT, parse } from './parse.js';
@@ -32,6 +33,15 @@ interface Writer extends WriteMode {
 
 /** Serializes `value`; throws `unserializable_value` with the JSON path of the culprit. */
 export function writeJson(value: JsonInput, mode: WriteMode): string {
+  return outputToString(written(value, mode));
+}
+
+/** `writeJson`'s text in pieces (output-buffer.ts `outputToChunks`). */
+export function writeJsonChunks(value: JsonInput, mode: WriteMode): string[] {
+  return outputToChunks(written(value, mode));
+}
+
+function written(value: JsonInput, mode: WriteMode): OutputBuffer {
   const colon = mode.indent === '' ? ':' : ': ';
   const w: Writer = {
     out: createOutputBuffer(),
@@ -42,7 +52,7 @@ export function writeJson(value: JsonInput, mode: WriteMode): string {
     path: [],
   };
   writeValue(w, value);
-  return outputToString(w.out);
+  return w.out;
 }
 
 function writeValue(w: Writer, value: unknown): void {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { JsonInput } from '../src/index.js';
-import { jsonNumber, parse, stringify } from '../src/index.js';
+import { jsonNumber, parse, stringify, stringifyChunks } from '../src/index.js';
 import { jsonValueArbitrary } from './support/arbitraries.js';
 
 describe('stringify', () => {
@@ -77,6 +77,51 @@ describe('stringify', () => {
     const strings = Array.from({ length: 20000 }, (_, i) => `item ${i} é😀 "quoted"\n`);
     const value = { strings, long: 'x'.repeat(300000) + '\u0001' };
     assert.equal(stringify(value), JSON.stringify(value));
+  });
+
+  it('keeps large members as pieces of their own, in order with what is around them', () => {
+    const raw = JSON.stringify({ pad: 'r'.repeat(70000) });
+    const long = 'é'.repeat(5000);
+    const small = Array.from({ length: 3000 }, (_, i) => ({ i, s: `item ${i} "q"\n` }));
+    const value = {
+      before: small,
+      input: { kind: 'raw' as const, text: raw },
+      long,
+      escaped: 'a\u0001'.repeat(2000),
+      after: small,
+      inputs: [1, 2, 3].map(() => ({ kind: 'raw' as const, text: raw })),
+    };
+    const expected = JSON.stringify({
+      ...value,
+      input: JSON.parse(raw) as unknown,
+      inputs: [1, 2, 3].map(() => JSON.parse(raw) as unknown),
+    });
+    assert.equal(stringify(value), expected);
+    const pieces = stringifyChunks(value);
+    assert.equal(pieces.join(''), expected);
+    assert.equal(pieces.filter((p) => p === raw).length, 4, 'each RawJson is a piece, not copied');
+    assert.ok(pieces.includes(`"${long}"`));
+    for (const piece of pieces) {
+      assert.ok(piece.length > 0);
+      assert.ok(piece === raw || piece === `"${long}"` || piece.length <= 32 * 1024, 'bounded');
+    }
+  });
+
+  it('gives pieces that join to the text of stringify', () => {
+    fc.assert(
+      fc.property(jsonValueArbitrary, (value) => {
+        assert.equal(stringifyChunks(value).join(''), stringify(value));
+        assert.equal(
+          stringifyChunks(value, { indent: 2 }).join(''),
+          stringify(value, { indent: 2 }),
+        );
+      }),
+      { numRuns: 300 },
+    );
+    const strings = Array.from({ length: 20000 }, (_, i) => `item ${i} é😀 "quoted"\n`);
+    const big = { strings, long: 'x'.repeat(300000) + '\u0001' };
+    assert.equal(stringifyChunks(big).join(''), JSON.stringify(big));
+    assert.deepEqual(stringifyChunks([1]), ['[1]']);
   });
 
   it('names the path of a value that has no JSON form', () => {

@@ -3,11 +3,13 @@
  * shape, request ids, the operational routes (operational-routes.ts) and the OpenAPI document.
  */
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse } from '@weave/json';
 import { toJsonText } from './json-text.js';
+import type { JsonBody } from './json-text.js';
 import type { JsonValue } from '@weave/json';
 import { WeaveError } from '../errors.js';
 import type { Database } from '../store/with-tx.js';
@@ -167,8 +169,17 @@ function toBodyError(e: unknown): WeaveError {
   return new WeaveError('malformed_json', 'the body is not valid JSON', { cause: e });
 }
 
-function sendJson(reply: FastifyReply, status: number, text: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(text);
+function sendJson(reply: FastifyReply, status: number, body: JsonBody): FastifyReply {
+  reply.code(status).type('application/json; charset=utf-8');
+  if (typeof body === 'string') {
+    return reply.send(body);
+  }
+  // Pieces (json-text.ts): each written as it is, never joined into one large string.
+  let bytes = 0;
+  for (const piece of body) {
+    bytes += Buffer.byteLength(piece);
+  }
+  return reply.header('content-length', bytes).send(Readable.from(body, { objectMode: false }));
 }
 
 function sendError(

@@ -6,7 +6,8 @@
  */
 import { hash } from 'node:crypto';
 import { canonicalize } from '@weave/json';
-import { toJsonText } from './json-text.js';
+import { toJsonBody, toJsonText } from './json-text.js';
+import type { JsonBody } from './json-text.js';
 import type { JsonValue } from '@weave/json';
 import { authenticate, bearerKey } from '../auth/authenticate.js';
 import { writeAudit } from '../auth/audit.js';
@@ -34,8 +35,8 @@ export interface IncomingRequest {
 
 export interface Outgoing {
   readonly status: number;
-  /** JSON text, ready to send. */
-  readonly body: string;
+  /** JSON text, ready to send (in pieces for a large answer without a receipt). */
+  readonly body: JsonBody;
   readonly replayed: boolean;
 }
 
@@ -124,7 +125,7 @@ async function runSession(env: RouteEnvironment, route: Route, req: IncomingRequ
     { ...contextOf(env, req, principal), ...outsideTransaction(env, req) },
     input,
   );
-  return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
+  return { status: statusOf(route, result.status), body: toJsonBody(result.body), replayed: false };
 }
 
 /** Grouped mode (route.ts `GroupedContext`): authorization and the body read happen in `admit`. */
@@ -141,7 +142,7 @@ async function runGrouped(env: RouteEnvironment, route: Route, req: IncomingRequ
       return { principal, input: route.parse(req.body) as I };
     },
   });
-  return { status: statusOf(route, result.status), body: toJsonText(result.body), replayed: false };
+  return { status: statusOf(route, result.status), body: toJsonBody(result.body), replayed: false };
 }
 
 const sharedGroups = new WeakMap<
