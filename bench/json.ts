@@ -117,9 +117,22 @@ function repeat(run: () => unknown): () => unknown {
   };
 }
 
+/**
+ * A worker call's answer with large inputs (`burn-down --input-bytes 65536`): six tasks, each
+ * input one 64 KiB string, half of them non-ASCII (plain-text.ts searches long strings).
+ */
+const LONG_STRINGS_DOCUMENT = JSON.stringify({
+  tasks: Array.from({ length: 6 }, (_, i) => ({
+    task_id: String(1000 + i),
+    input: { pad: (i % 2 === 0 ? 'x' : 'é').repeat(i % 2 === 0 ? 65536 : 32768) },
+  })),
+});
+
 function createRows(text: string, bytes: Buffer): Row[] {
   const value = parse(text);
   const native: unknown = JSON.parse(text);
+  const longValue = parse(LONG_STRINGS_DOCUMENT);
+  const longNative: unknown = JSON.parse(LONG_STRINGS_DOCUMENT);
   return [
     {
       name: 'parse + stringify (string)',
@@ -150,6 +163,16 @@ function createRows(text: string, bytes: Buffer): Row[] {
       name: `parse + stringify, ${SMALL_DOCUMENT.length} B document ×${SMALL_BATCH}`,
       baseline: repeat(() => JSON.stringify(JSON.parse(SMALL_DOCUMENT))),
       ours: repeat(() => stringify(parse(SMALL_DOCUMENT))),
+    },
+    {
+      name: `parse only, six 64 KiB strings (${LONG_STRINGS_DOCUMENT.length} units)`,
+      baseline: (): unknown => JSON.parse(LONG_STRINGS_DOCUMENT),
+      ours: () => parse(LONG_STRINGS_DOCUMENT),
+    },
+    {
+      name: 'stringify only, six 64 KiB strings',
+      baseline: () => JSON.stringify(longNative),
+      ours: () => stringify(longValue),
     },
   ];
 }

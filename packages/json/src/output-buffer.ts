@@ -1,4 +1,5 @@
-import { findLoneSurrogate, needsEscapeCheck, quoteJsonString } from './quote-json-string.js';
+import { findLoneSurrogate } from './plain-text.js';
+import { needsEscapeCheck, quoteJsonString } from './quote-json-string.js';
 
 /**
  * Where `stringify` writes. A small document is built by string concatenation, which is the

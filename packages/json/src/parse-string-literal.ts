@@ -1,15 +1,18 @@
 import type { Cursor } from './parse-cursor.js';
 import { describeCharAt, fail } from './parse-cursor.js';
+import { hasNoEscapeOrLoneSurrogate, LONG_STRING } from './plain-text.js';
 
 /**
  * Reads the string literal whose opening quote is at `c.pos` and leaves `c.pos` after the closing
  * quote. Most strings hold no escape, control character or surrogate: those are one `slice` of
- * the input. Anything else goes through `readSpecialString`, which also validates.
+ * the input (past `LONG_STRING` units the rest is looked over by `readLongPlainString`).
+ * Anything else goes through `readSpecialString`, which also validates.
  */
 export function readStringLiteral(c: Cursor): string {
   const text = c.text;
   const start = c.pos + 1;
   const length = text.length;
+  const searchFrom = start + LONG_STRING;
   for (let i = start; i < length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 0x22) {
@@ -19,8 +22,32 @@ export function readStringLiteral(c: Cursor): string {
     if (ch === 0x5c || ch < 0x20 || (ch >= 0xd800 && ch <= 0xdfff)) {
       return readSpecialString(c, start, i);
     }
+    if (i === searchFrom) {
+      const plain = readLongPlainString(c, start, i);
+      if (plain !== undefined) {
+        return plain;
+      }
+    }
   }
   return fail(c, length, 'unterminated string');
+}
+
+/**
+ * A long string's rest from `from` (a code unit that is neither a quote nor special) when it is
+ * plain up to the next quote and at least `LONG_STRING` units long: found with the engine's
+ * searches (plain-text.ts). Otherwise
+ * undefined, and the loop goes on from `from` as if nothing had been looked at, so what it
+ * returns or the error it raises, at the same place, does not depend on this path.
+ */
+function readLongPlainString(c: Cursor, start: number, from: number): string | undefined {
+  const text = c.text;
+  const end = text.indexOf('"', from);
+  // A short rest is cheaper to loop over than to search (each search has a fixed cost).
+  if (end - from < LONG_STRING || !hasNoEscapeOrLoneSurrogate(text.slice(from, end))) {
+    return undefined;
+  }
+  c.pos = end + 1;
+  return text.slice(start, end);
 }
 
 /** The slow path from offset `from` on: escapes decoded, surrogate pairs checked. */

@@ -1,3 +1,5 @@
+import { hasNoEscapeOrLoneSurrogate, LONG_STRING } from './plain-text.js';
+
 /** Short escapes allowed by RFC 8259 §7, indexed by code unit; other controls are \u00xx. */
 const SHORT_ESCAPES: Readonly<Record<number, string>> = {
   0x22: '\\"',
@@ -12,8 +14,13 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = {
 /**
  * Whether `s` holds a character a JSON string cannot carry literally (`"`, `\`, < U+0020) or a
  * surrogate, which must be checked for a partner. Most strings hold none and are written as is.
+ * A long string is asked with the engine's searches (plain-text.ts), which pass paired
+ * surrogates: written as is, they are what `quoteJsonString` would write.
  */
 export function needsEscapeCheck(s: string): boolean {
+  if (s.length >= LONG_STRING) {
+    return s.indexOf('"') >= 0 || !hasNoEscapeOrLoneSurrogate(s);
+  }
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
@@ -42,20 +49,4 @@ export function quoteJsonString(s: string): string {
     copied = i + 1;
   }
   return out + s.slice(copied) + '"';
-}
-
-/** Offset of the first unpaired surrogate code unit in `s`, or -1 when `s` is well formed. */
-export function findLoneSurrogate(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) {
-      continue;
-    }
-    const next = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-    if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) {
-      return i;
-    }
-    i++;
-  }
-  return -1;
 }
