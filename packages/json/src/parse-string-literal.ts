@@ -33,11 +33,11 @@ export function readStringLiteral(c: Cursor): string {
 }
 
 /**
- * A long string's rest from `from` (a code unit that is neither a quote nor special) when it is
- * plain up to the next quote and at least `LONG_STRING` units long: found with the engine's
- * searches (plain-text.ts). Otherwise
- * undefined, and the loop goes on from `from` as if nothing had been looked at, so what it
- * returns or the error it raises, at the same place, does not depend on this path.
+ * The whole string, when its rest from `from` (a code unit that is neither a quote nor special)
+ * is plain up to the next quote and at least `LONG_STRING` units long: found with the engine's
+ * searches (plain-text.ts). Otherwise undefined, and the loop goes on from `from` as if nothing
+ * had been looked at, so the value it returns or the error it raises, at the same place, does
+ * not depend on this path.
  */
 function readLongPlainString(c: Cursor, start: number, from: number): string | undefined {
   const text = c.text;

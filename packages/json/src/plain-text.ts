@@ -2,9 +2,10 @@
  * Whether a long string can be carried in a JSON string literal as it is, found with the engine's
  * own searches (`indexOf`, `isWellFormed`) instead of a loop over its code units. On the machine
  * of docs/benchmarks.md ("JSON", long strings) a loop reads ~5 ns a unit and the searches ~0.4:
- * a 64 KiB input is 26 µs instead of 470. Each search has a fixed cost, so short strings keep the
- * loop (`LONG_STRING`).
+ * a 64 KiB string parses in ~25–40 µs instead of ~370. Each search has a fixed cost, so short
+ * strings keep the loop (`LONG_STRING`).
  */
+
 /** Length from which the searches beat the loop (docs/benchmarks.md "JSON", long strings). */
 export const LONG_STRING = 512;
 
