@@ -30,6 +30,7 @@ import type { Settlement, TaskReceipt } from './settle-task.js';
 import { settleTask, settleTasks } from './settle-task.js';
 import type { Attempt, TaskState } from './task-record.js';
 import { TASK_STATE_COLUMNS, toAttempt, toTaskState } from './task-record.js';
+import { inNamespaces } from '../store/namespace-filter.js';
 
 /** Most completions in one call. */
 export const MAX_BATCH_COMPLETIONS = workers.MAX_BATCH_COMPLETIONS;
@@ -201,14 +202,15 @@ export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
     namespaceId === undefined || taskIds.length === 0
       ? undefined
       : ([
-          shaped(tx.db, `lock tasks ×${taskIds.length}`, [namespaceId, ...taskIds], () =>
+          shaped(tx.db, `lock tasks ×${taskIds.length}`, [...taskIds, BigInt(namespaceId)], () =>
             tx.dialect.forUpdate(
               tx.db
                 .selectFrom('tasks')
                 // Not the input (up to 256 KiB a task): settling never reads it.
                 .select(TASK_STATE_COLUMNS)
-                .where('namespace_id', '=', namespaceId)
                 .where('id', 'in', taskIds)
+                // By key, not by ix_tasks_namespace (SQLite, from 8 ids: store/namespace-filter.ts).
+                .where(inNamespaces([namespaceId]))
                 .orderBy('id'),
             ),
           ),

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { NonRetryableError } from '@weave/sdk';
 import type { WeaveClient } from '@weave/sdk';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Database } from '../../src/store/database.js';
 import { withTx } from '../../src/store/with-tx.js';
 import { forEachDialect, openTestDatabase } from '../support/databases.js';
@@ -81,6 +81,35 @@ const CROSS_NAMESPACE_SCANS: readonly { name: string; why: string; path: RegExp 
     path: /\(orbit\/retention\.js/,
   },
 ];
+
+/** A plan step that searches an index by `namespace_id` alone: every row of the namespace. */
+const NAMESPACE_ONLY_SEARCH =
+  /^SEARCH \S+(?: AS \S+)? USING (?:COVERING )?INDEX \S+ \(namespace_id=\?\)$/;
+
+/** Ids in a list from which SQLite (no statistics) prefers a namespace-first index: 8. */
+const WIDE_ID_LIST = 24;
+
+/**
+ * The statement with its first `"id" in (…)` list made `size` long (the list's own values
+ * repeated): SQLite's plan depends on the list's length, not on its values.
+ */
+function widenIdList(
+  text: string,
+  parameters: readonly unknown[],
+  size: number,
+): { sql: string; parameters: unknown[] } {
+  const list = /"id" in \(((?:\?, )*\?)\)/i.exec(text);
+  if (list === null) {
+    return { sql: text, parameters: [...parameters] };
+  }
+  const at = (text.slice(0, list.index).match(/\?/g) ?? []).length;
+  const values = parameters.slice(at, at + (list[1]?.split('?').length ?? 1) - 1);
+  const wide = Array.from({ length: size }, (_, i) => values[i % values.length]);
+  return {
+    sql: `${text.slice(0, list.index)}"id" in (${wide.map(() => '?').join(', ')})${text.slice(list.index + list[0].length)}`,
+    parameters: [...parameters.slice(0, at), ...wide, ...parameters.slice(at + values.length)],
+  };
+}
 
 function isExempt(statement: Statement): boolean {
   return CROSS_NAMESPACE_SCANS.some((scan) => scan.path.test(statement.path));
@@ -178,6 +207,38 @@ forEachDialect((dialect) => {
       assert.ok(statements.length > 200, `saw ${statements.length} statements`);
       assert.equal(unscoped.size, 0, `unscoped statements:\n${report.join('\n')}`);
     });
+
+    if (dialect === 'sqlite') {
+      // docs/design/hot-path.md §5, §18: without statistics SQLite's planner serves
+      // `namespace_id = ? AND id IN (…)` from a namespace-first index, every row of the
+      // namespace read to find a few; `inNamespaces` leaves it the primary key.
+      test('[perf] on SQLite, a statement naming rows by an id list reads them by key', async () => {
+        const catalog = openTestDatabase(t.db.url);
+        const byNamespace = new Map<string, string>();
+        try {
+          for (const statement of statements) {
+            if (!/"id" in \(/i.test(statement.sql) || byNamespace.has(statement.sql)) {
+              continue;
+            }
+            const wide = widenIdList(statement.sql, statement.parameters, WIDE_ID_LIST);
+            const plan = await catalog.kysely.executeQuery<{ detail: string }>(
+              CompiledQuery.raw(`explain query plan ${wide.sql}`, [...wide.parameters]),
+            );
+            const scan = plan.rows.find((row) => NAMESPACE_ONLY_SEARCH.test(row.detail));
+            byNamespace.set(statement.sql, scan === undefined ? '' : scan.detail);
+          }
+        } finally {
+          await catalog.close();
+        }
+        const slow = [...byNamespace].filter(([, detail]) => detail !== '');
+        assert.ok(byNamespace.size >= 5, `saw ${byNamespace.size} statements with an id list`);
+        assert.deepEqual(
+          slow.map(([text, detail]) => `${detail}: ${text}`),
+          [],
+          'statements that read a whole namespace to find rows named by id',
+        );
+      });
+    }
   });
 });
 

@@ -15,6 +15,7 @@ import type { Tx } from '../../store/with-tx.js';
 import { ACTIVE_INSTANCE_STATUSES } from '../model/states.js';
 import type { RoundQueue } from '../runtime/activate-work.js';
 import type { OwningApplication, PinnedVersion } from './pinned-version.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 
 /** Business keys (seed 002 §4, A4.2): at most 191 characters, kept exactly. */
 export const MAX_BUSINESS_KEY_CHARACTERS = 191;
@@ -85,12 +86,12 @@ export async function lockQueues(
       tx.db
         .selectFrom('queues')
         .select(['id', 'name', 'application_id', 'capacity'])
-        .where('namespace_id', '=', namespaceId)
         .where(
           'id',
           'in',
           queues.map((q) => q.id),
         )
+        .where(inNamespaces([namespaceId]))
         .orderBy('id'),
     )
     .execute();

@@ -21,6 +21,7 @@ import { toBool, toId, toInt, toMicros, toMicrosOrNull } from '../../store/value
 import type { Tx } from '../../store/with-tx.js';
 import type { InstanceStatus } from '../model/states.js';
 import { INSTANCE_STATUSES, toState } from '../model/states.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 
 export interface InstanceListFilter {
   /** The workflow (definition) name. */
@@ -197,8 +198,8 @@ async function workflowNames(
   const definitions = await tx.db
     .selectFrom('weave_definitions')
     .select(['id', 'name'])
-    .where('namespace_id', '=', namespaceId)
     .where('id', 'in', ids)
+    .where(inNamespaces([namespaceId]))
     .execute();
   return new Map(definitions.map((d) => [toId(d.id), d.name]));
 }

@@ -13,6 +13,7 @@ import type { DefinitionVersionWithSource } from '../definitions/definition-reco
 import { getDefinition, getVersion } from '../definitions/read-definitions.js';
 import type { RoundQueue } from '../runtime/activate-work.js';
 import { readVersionQueues } from '../runtime/version-queues.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 
 export interface PinnedVersion {
   readonly version: DefinitionVersionWithSource;
@@ -59,14 +60,13 @@ export async function owningApplication(
   named: string | undefined,
 ): Promise<OwningApplication> {
   const queueApps = new Set([...pinned.queues.values()].map((q) => q.applicationId));
-  let query = tx.db
-    .selectFrom('applications')
-    .select(['id', 'name', 'disabled'])
-    .where('namespace_id', '=', namespaceId);
+  let query = tx.db.selectFrom('applications').select(['id', 'name', 'disabled']);
   if (named !== undefined) {
-    query = query.where('name', '=', named);
+    query = query.where('namespace_id', '=', namespaceId).where('name', '=', named);
   } else if (queueApps.size > 0) {
-    query = query.where('id', 'in', [...queueApps]);
+    query = query.where('id', 'in', [...queueApps]).where(inNamespaces([namespaceId]));
+  } else {
+    query = query.where('namespace_id', '=', namespaceId);
   }
   const rows = await query.limit(2).execute();
   const [row] = rows;

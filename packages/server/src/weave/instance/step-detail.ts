@@ -22,6 +22,7 @@ import type { Activation, PollRound, StepRow, Wait } from '../model/rows.js';
 import { toActivation, toPollRound, toStepRow, toWait } from '../model/rows.js';
 import { toState } from '../model/states.js';
 import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 
 export interface AttemptLine {
   readonly id: string;
@@ -189,8 +190,8 @@ async function readTasks(
   const rows = await tx.db
     .selectFrom('tasks')
     .selectAll()
-    .where('namespace_id', '=', namespaceId)
     .where('id', 'in', taskIds)
+    .where(inNamespaces([namespaceId]))
     .execute();
   return new Map(rows.map((row) => [toId(row.id), toTask(row)]));
 }

@@ -18,6 +18,7 @@ import { readNow } from '../../store/with-tx.js';
 import { stringify } from '@weave/json';
 import { deliverToWaits } from './deliver-signal.js';
 import type { WaitDelivery } from './deliver-signal.js';
+import { inNamespaces } from '../../store/namespace-filter.js';
 
 /** The default cap of a signal's buffer window: 24 hours. */
 export const DEFAULT_MAX_SIGNAL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -173,8 +174,8 @@ async function lockTargets(
       tx.db
         .selectFrom('weave_instances')
         .select(['id', 'revision', 'history_seq'])
-        .where('namespace_id', '=', ns)
         .where('id', 'in', [...instanceIds])
+        .where(inNamespaces([ns]))
         .orderBy('id'),
     )
     .execute();
@@ -210,8 +211,8 @@ async function lockRunningQueries(tx: Tx, ns: string, waits: readonly CandidateW
         tx.db
           .selectFrom('tasks')
           .select('id')
-          .where('namespace_id', '=', ns)
           .where('id', 'in', taskIds)
+          .where(inNamespaces([ns]))
           .orderBy('id'),
       )
       .execute();
