@@ -212,7 +212,7 @@ forEachDialect((dialect) => {
       // docs/design/hot-path.md §5, §18: without statistics SQLite's planner serves
       // `namespace_id = ? AND id IN (…)` from a namespace-first index, every row of the
       // namespace read to find a few; `inNamespaces` leaves it the primary key.
-      test('[perf] on SQLite, a statement naming rows by an id list reads them by key', async () => {
+      test('on SQLite, a statement naming rows by an id list reads them by key (hot-path.md §18)', async () => {
         const catalog = openTestDatabase(t.db.url);
         const byNamespace = new Map<string, string>();
         try {
