@@ -209,7 +209,6 @@ export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
                 // Not the input (up to 256 KiB a task): settling never reads it.
                 .select(TASK_STATE_COLUMNS)
                 .where('id', 'in', taskIds)
-                // By key, not by ix_tasks_namespace (SQLite, from 8 ids: store/namespace-filter.ts).
                 .where(inNamespaces([namespaceId]))
                 .orderBy('id'),
             ),

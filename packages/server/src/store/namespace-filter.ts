@@ -1,11 +1,14 @@
 /**
  * `namespace_id` as a row filter that no index may serve, for statements that name their rows
  * by primary key (`WHERE id IN (…) AND namespace_id = ?`). SQLite's planner has no statistics
- * and, for an UPDATE, preferred `ix_tasks_namespace (namespace_id, …)` over the id list: every
- * task of the namespace read to change six (0.5 ms per statement at 10,000 tasks, the largest
- * single cost of a burn-down on SQLite, docs/benchmarks.md "Hot path"). The unary `+` makes the
- * column an expression, so the primary key is the only access path left; MariaDB, whose planner
- * already chose PRIMARY, reads the same plan. The filter still applies to every row.
+ * and, from 8 ids in the list on, prefers a namespace-first index (`ix_tasks_namespace
+ * (namespace_id, …)` and its like on other tables) over the id list, for an UPDATE and a SELECT
+ * alike: every row of the namespace read to find the listed ones (0.5–0.7 ms per statement at
+ * 10,000 tasks, docs/design/hot-path.md §5, §18). The unary `+` makes the column an expression,
+ * so the primary key is the only access path left; MariaDB, whose planner already chose
+ * PRIMARY, reads the same plan. The filter still applies to every row.
+ * `test/store/namespace-scope.test.ts` plans every listed statement of its workload on SQLite
+ * with long lists and refuses a search by `namespace_id` alone.
  */
 import { sql } from 'kysely';
 import type { RawBuilder, SqlBool } from 'kysely';

@@ -221,8 +221,8 @@ forEachDialect((dialect) => {
 
     if (dialect === 'sqlite') {
       // docs/design/hot-path.md §5, §18: without statistics SQLite's planner serves
-      // `namespace_id = ? AND id IN (…)` from a namespace-first index, every row of the
-      // namespace read to find a few; `inNamespaces` leaves it the primary key.
+      // `namespace_id = ? AND id IN (…)` (8 ids or more) from a namespace-first index, every
+      // row of the namespace read to find the listed ones; `inNamespaces` leaves it the key.
       test('on SQLite, no statement with an IN list searches an index by namespace_id alone (hot-path.md §18)', async () => {
         const catalog = openTestDatabase(t.db.url);
         const byNamespace = new Map<string, string>();
