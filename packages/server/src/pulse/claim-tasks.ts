@@ -338,7 +338,10 @@ async function updateClaimedTasks(
   const namespaces = [...new Set(claimed.map((c) => c.plan.task.namespaceId))];
   const status = started ? 'RUNNING' : 'CLAIMED';
   const revisionStep = started ? 2 : 1;
-  const arms = <T>(value: (c: Claimed) => T) => flatten(claimed, (c) => [c.plan.task.id, value(c)]);
+  // Ids as numbers: a CASE arm's id bound as a string makes MariaDB compare each row's id with
+  // it as a double (hot-path.md §20).
+  const arms = <T>(value: (c: Claimed) => T) =>
+    flatten(claimed, (c) => [BigInt(c.plan.task.id), value(c)]);
   await tx.write(
     shaped(
       tx.db,
@@ -346,7 +349,7 @@ async function updateClaimedTasks(
       [
         status,
         revisionStep,
-        ...arms((c) => c.claimed.attemptId),
+        ...arms((c) => BigInt(c.claimed.attemptId)),
         ...(oneOwner
           ? [(claimed[0] as Claimed).plan.request.workerId]
           : arms((c) => c.plan.request.workerId)),
@@ -363,7 +366,7 @@ async function updateClaimedTasks(
             revision: sql`revision + ${revisionStep}`,
             attempt_count: sql`attempt_count + 1`,
             generation: sql`generation + 1`,
-            current_attempt_id: byTask(claimed, (c) => c.claimed.attemptId),
+            current_attempt_id: byTask(claimed, (c) => BigInt(c.claimed.attemptId)),
             lease_owner: oneOwner
               ? (claimed[0] as Claimed).plan.request.workerId
               : byTask(claimed, (c) => c.plan.request.workerId),
@@ -385,7 +388,7 @@ function byTask<T extends string | bigint>(
   claimed: readonly Claimed[],
   value: (c: Claimed) => T,
 ): RawBuilder<T> {
-  const arms = claimed.map((c) => sql`WHEN ${c.plan.task.id} THEN ${value(c)}`);
+  const arms = claimed.map((c) => sql`WHEN ${BigInt(c.plan.task.id)} THEN ${value(c)}`);
   return sql<T>`CASE id ${sql.join(arms, sql` `)} END`;
 }
 

@@ -201,10 +201,11 @@ function byId(values: readonly (readonly [string, unknown])[]) {
   if (values.every(([, v]) => v === first)) {
     return { value: first, parameters: [first], arms: 'one' };
   }
-  const arms = values.map(([id, v]) => sql`WHEN ${id} THEN ${v}`);
+  // Ids as numbers: bound as strings, MariaDB compares each row's id with every arm as a double.
+  const arms = values.map(([id, v]) => sql`WHEN ${BigInt(id)} THEN ${v}`);
   return {
     value: sql`CASE id ${sql.join(arms, sql` `)} END`,
-    parameters: flatten(values, ([id, v]) => [id, v]),
+    parameters: flatten(values, ([id, v]) => [BigInt(id), v]),
     arms: 'case',
   };
 }
