@@ -34,9 +34,20 @@ export function padInputsTo(bytes: number): void {
   padding = 'x'.repeat(Math.max(0, bytes));
 }
 
-/** A drained job's input: its number, and the padding when there is one. */
-function drainInput(i: number): { i: number; pad?: string } {
-  return padding === '' ? { i } : { i, pad: padding };
+let handlerMs = 0;
+
+/** `--handler-ms N`: each drained job's handler takes N ms (a timer, no CPU), 0 = no-op. */
+export function handlersTake(ms: number): void {
+  handlerMs = Math.max(0, ms);
+}
+
+/** A drained job's input: its number, the padding and the handler's time when there are. */
+function drainInput(i: number): { i: number; pad?: string; ms?: number } {
+  return {
+    i,
+    ...(padding === '' ? {} : { pad: padding }),
+    ...(handlerMs === 0 ? {} : { ms: handlerMs }),
+  };
 }
 
 export interface Commits {

@@ -42,15 +42,21 @@ export type WorkerConfig =
 interface Payload {
   readonly t?: number;
   readonly paced?: boolean;
+  /** The handler's time in ms (`--handler-ms`): a timer, no CPU. */
+  readonly ms?: number;
 }
 
 const latencies: number[] = [];
 
-function noop(payload: unknown): void {
+function noop(payload: unknown): Promise<void> {
   const p = payload as Payload | null;
   if (p?.paced === true && typeof p.t === 'number') {
     latencies.push(Date.now() - p.t);
   }
+  const ms = p?.ms;
+  return typeof ms === 'number' && ms > 0
+    ? new Promise((resolve) => setTimeout(resolve, ms))
+    : Promise.resolve();
 }
 
 const arg = process.argv[2];
@@ -94,7 +100,7 @@ async function prepareSystem(config: WorkerConfig): Promise<Begin> {
           client: pulseClient(config),
           concurrency: config.concurrency,
           waitMs: 5_000,
-          handlers: { [config.queue]: (input) => Promise.resolve(noop(input)) },
+          handlers: { [config.queue]: (input) => noop(input) },
           onError: (e) => console.error('pulse worker:', e),
         });
         worker.start();
@@ -125,11 +131,8 @@ async function prepareSystem(config: WorkerConfig): Promise<Begin> {
           await boss.work(
             config.queue,
             { batchSize: config.batchSize, pollingIntervalSeconds: 0.5 },
-            (jobs) => {
-              for (const job of jobs) {
-                noop(job.data);
-              }
-              return Promise.resolve();
+            async (jobs) => {
+              await Promise.all(jobs.map((job) => noop(job.data)));
             },
           );
         }
@@ -145,7 +148,7 @@ async function prepareSystem(config: WorkerConfig): Promise<Begin> {
           maxPoolSize: config.concurrency + 2,
           noHandleSignals: true,
           pollInterval: 1_000,
-          taskList: { [config.queue]: (payload) => Promise.resolve(noop(payload)) },
+          taskList: { [config.queue]: (payload) => noop(payload) },
           logger: new Logger(() => () => undefined),
         });
         return () => runner.stop();
@@ -193,7 +196,7 @@ function startPulseBatch(config: {
         }
         continue;
       }
-      tasks.forEach((task) => noop(task.input));
+      await Promise.all(tasks.map((task) => noop(task.input)));
       const answer = await client.completeMany(config.queue, {
         completions: tasks.map((task) => ({
           task_id: task.task_id,

@@ -2,7 +2,7 @@
  * The Pulse burn-down bench (issue 4, docs/benchmarks.md "Pulse burn-down"):
  *
  *   npm run bench:burn-down -- [--jobs 20000] [--rate 50] [--paced-seconds 10] [--only a,b]
- *                              [--rounds 1] [--input-bytes 0]
+ *                              [--rounds 1] [--input-bytes 0] [--handler-ms 0]
  *
  * For every system, on a fresh database: pre-enqueue `--jobs` no-op jobs (not timed), read the
  * database's commit counter, start 4 worker processes × concurrency 6 (= 24), time the drain
@@ -16,13 +16,21 @@
  * round, then each system's jobs/s by round with the median, and the ratios taken within each
  * round with theirs. The machines this runs on drift by ±15 % over minutes (docs/benchmarks.md
  * run 9): a ratio from one round is one sample. `--input-bytes N` pads each drained job's input
- * with a string of N bytes (every system alike), for what larger payloads cost.
+ * with a string of N bytes (every system alike), for what larger payloads cost. `--handler-ms N`
+ * makes each drained job's handler take N ms (a timer: the worker's slot is held, no CPU), for
+ * handlers that are not instant.
  */
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { GraphileSystem, PgBossSystem, PulseSystem, padInputsTo } from './burn-down-systems.js';
+import {
+  GraphileSystem,
+  PgBossSystem,
+  PulseSystem,
+  handlersTake,
+  padInputsTo,
+} from './burn-down-systems.js';
 import type { Commits, System } from './burn-down-systems.js';
 import { formatCpuTable, formatRounds, formatTable, percentile } from './burn-down-report.js';
 import { cpuUse, snapshot } from './cpu-use.js';
@@ -43,11 +51,12 @@ interface Options {
   readonly only: readonly string[] | undefined;
   readonly rounds: number;
   readonly inputBytes: number;
+  readonly handlerMs: number;
 }
 
 const USAGE =
   'usage: node bench/build/burn-down.js [--jobs N] [--rate N] [--paced-seconds N] ' +
-  '[--only id,id,…] [--rounds N] [--input-bytes N]';
+  '[--only id,id,…] [--rounds N] [--input-bytes N] [--handler-ms N]';
 const FLAGS = new Set([
   '--jobs',
   '--rate',
@@ -55,6 +64,7 @@ const FLAGS = new Set([
   '--only',
   '--rounds',
   '--input-bytes',
+  '--handler-ms',
 ]);
 
 function parseOptions(argv: readonly string[]): Options {
@@ -80,6 +90,7 @@ function parseOptions(argv: readonly string[]): Options {
     only: get('only')?.split(','),
     rounds: Math.max(1, Number(get('rounds') ?? 1)),
     inputBytes: Number(get('input-bytes') ?? 0),
+    handlerMs: Number(get('handler-ms') ?? 0),
   };
 }
 
@@ -287,6 +298,7 @@ function sleep(ms: number): Promise<void> {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   padInputsTo(options.inputBytes);
+  handlersTake(options.handlerMs);
   const ids = options.only ?? Object.keys(VARIANTS);
   const known = { ...VARIANTS, ...SWEEP_VARIANTS };
   for (const id of ids) {

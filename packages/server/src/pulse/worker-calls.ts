@@ -67,8 +67,10 @@ const MAX_CALLS_PER_GROUP = 32;
 
 /**
  * How long a group may wait for workers that were just handed tasks (docs/design/hot-path.md
- * §8): about a commit plus a worker's turn-around when its handler is quick. A worker that takes
- * longer is not waited for, so real work is never delayed by it.
+ * §8): about a commit plus a worker's turn-around when its handler is quick. A worker whose
+ * measured turn-around is quick is waited for longer, up to three times it
+ * (store/returning-callers.ts, §20); one that takes longer is not waited for beyond this, so
+ * real work is never delayed by more.
  */
 export const RETURN_WINDOW_MS = 4;
 

@@ -1,19 +1,29 @@
 /**
  * Which callers a group (tx-group.ts) should wait a moment for: the ones that just got work and
  * will be back with its results before long. A worker handed tasks by a grouped call reports
- * them in its next call; when its handler is quick, that call comes a millisecond or two after
- * the answer. Without waiting, the workers of a node fall out of step — one worker's call runs
- * while another's waits, then the other way round — and every transaction holds one call, its
- * commit and its statements paid for a handful of jobs (docs/design/hot-path.md §8).
+ * them in its next call; when its handler is quick, that call comes a few milliseconds after the
+ * answer. Without waiting, the workers of a node fall out of step — one worker's call runs while
+ * another's waits, then the other way round — and every transaction holds one call, its commit
+ * and its statements paid for a handful of jobs (docs/design/hot-path.md §8).
  *
  * A caller is tracked from an answer that says it will come back (`back`) until it arrives
  * again: while its call runs in a transaction it is `running`; once answered, it is expected for
- * `windowMs` after the answer and forgotten after that (a slow handler is never waited for).
+ * its window after the answer and forgotten after that. The window follows the caller's own
+ * turn-around (answer to next arrival, a moving average; docs/design/hot-path.md §20): a caller
+ * not yet measured, or one whose handler takes longer, gets the default (`windowMs`); one that
+ * comes back quickly (on average within `QUICK_MS`) three times its average, from the default up
+ * to `MAX_WINDOW_MS`, so that the stragglers among quick workers on a busy machine are waited
+ * for too (a fixed window that long would hold the others for slower workers that cannot make
+ * it, and cost them more than the shared commit saves).
  */
 export class ReturningCallers {
   readonly #windowMs: number;
   /** Caller → 'queued' (arrived, waiting to run), 'running', or the time it was answered. */
   readonly #state = new Map<string, 'queued' | 'running' | number>();
+  /** Caller → when it was last answered with work, until it arrives (for its turn-around). */
+  readonly #answeredAt = new Map<string, number>();
+  /** Caller → its turn-around in ms, a moving average. */
+  readonly #turnaround = new Map<string, number>();
 
   constructor(windowMs: number) {
     this.#windowMs = windowMs;
@@ -21,10 +31,27 @@ export class ReturningCallers {
 
   /** At most this many callers are tracked (a caller key comes from the request). */
   static readonly MAX_TRACKED = 10_000;
+  /** A caller that comes back within this (on average) is waited for beyond the default. */
+  static readonly QUICK_MS = 8;
+  /** The longest a quick caller is waited for after its answer. */
+  static readonly MAX_WINDOW_MS = 12;
 
-  /** The caller's call arrived. */
-  arrived(caller: string | undefined): void {
-    if (caller !== undefined && this.#state.has(caller)) {
+  /** The caller's call arrived at `now`. */
+  arrived(caller: string | undefined, now: number): void {
+    if (caller === undefined) {
+      return;
+    }
+    const at = this.#answeredAt.get(caller);
+    if (at !== undefined) {
+      this.#answeredAt.delete(caller);
+      const sample = now - at;
+      const average = this.#turnaround.get(caller);
+      bounded(this.#turnaround).set(
+        caller,
+        average === undefined ? sample : average + (sample - average) / 8,
+      );
+    }
+    if (this.#state.has(caller)) {
       this.#state.set(caller, 'queued');
     }
   }
@@ -43,8 +70,10 @@ export class ReturningCallers {
     }
     if (!back) {
       this.#state.delete(caller);
+      this.#answeredAt.delete(caller);
       return;
     }
+    bounded(this.#answeredAt).set(caller, now);
     if (this.#state.size >= ReturningCallers.MAX_TRACKED && !this.#state.has(caller)) {
       this.#forgetAnswered(now);
       if (this.#state.size >= ReturningCallers.MAX_TRACKED) {
@@ -54,27 +83,53 @@ export class ReturningCallers {
     this.#state.set(caller, now);
   }
 
+  /** How long after its answer `caller` is waited for, in ms. */
+  windowOf(caller: string): number {
+    const average = this.#turnaround.get(caller);
+    if (average === undefined || average >= ReturningCallers.QUICK_MS) {
+      return this.#windowMs;
+    }
+    return Math.min(ReturningCallers.MAX_WINDOW_MS, Math.max(this.#windowMs, 3 * average));
+  }
+
   /**
-   * Whether a caller not waiting already is expected: one whose call is in a running
-   * transaction, or one answered less than the window ago.
+   * How much longer, in ms, a caller not waiting already is expected (0: none is): one whose
+   * call is in a running transaction (the default window), or one answered less than its window
+   * ago (what is left of it; the latest of them).
    */
-  expected(now: number): boolean {
-    let found = false;
+  expected(now: number): number {
+    let until = 0;
     for (const [caller, state] of this.#state) {
-      if (typeof state === 'number' && now - state >= this.#windowMs) {
-        this.#state.delete(caller);
-      } else if (state !== 'queued') {
-        found = true;
+      if (state === 'running') {
+        until = Math.max(until, this.#windowMs);
+      } else if (typeof state === 'number') {
+        const left = this.windowOf(caller) - (now - state);
+        if (left <= 0) {
+          this.#state.delete(caller);
+        } else {
+          until = Math.max(until, left);
+        }
       }
     }
-    return found;
+    return until;
   }
 
   #forgetAnswered(now: number): void {
     for (const [caller, state] of this.#state) {
-      if (typeof state === 'number' && now - state >= this.#windowMs) {
+      if (typeof state === 'number' && now - state >= this.windowOf(caller)) {
         this.#state.delete(caller);
       }
     }
   }
+}
+
+/** `map`, its oldest entry dropped first when it holds `MAX_TRACKED` (a Map keeps its order). */
+function bounded<V>(map: Map<string, V>): Map<string, V> {
+  if (map.size >= ReturningCallers.MAX_TRACKED) {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) {
+      map.delete(oldest.value);
+    }
+  }
+  return map;
 }

@@ -37,8 +37,9 @@ export interface TxGroupOptions<I = unknown, R = unknown> {
   /**
    * Waiting for returning callers (returning-callers.ts): `callerOf` names an item's caller,
    * `back` says from its outcome whether the caller will call again soon, and a group about to
-   * start waits up to `windowMs` (from when it could have started) for such callers, unless it
-   * is full. Without it a group never waits.
+   * start waits for such callers, unless it is full: each for `windowMs` after its answer, or
+   * for what its own turn-around says (returning-callers.ts), at most
+   * `ReturningCallers.MAX_WINDOW_MS`. Without it a group never waits.
    */
   readonly returning?: {
     readonly windowMs: number;
@@ -85,7 +86,7 @@ export class TxGroup<I, R> {
   submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      this.#returning?.arrived(this.#options.returning?.callerOf(item));
+      this.#returning?.arrived(this.#options.returning?.callerOf(item), performance.now());
       this.#startSoon();
     });
   }
@@ -137,11 +138,12 @@ export class TxGroup<I, R> {
 
   /**
    * Whether the next group waits for returning callers: it could start, it is not full, and a
-   * caller is expected (returning-callers.ts); for at most `windowMs` from the first time it
-   * could have started. An arrival, a settled group or the timer asks again. The timer ends the
-   * wait by itself (`#holdExpired`), not by comparing clocks: a timer may fire a fraction of a
-   * millisecond before `performance.now()` says the window is over, and a hold that outlived
-   * its timer would wait for an arrival that may never come (every caller already waiting).
+   * caller is expected (returning-callers.ts); from the first time it could have started, until
+   * the last caller expected then is due. An arrival, a settled group or the timer asks again.
+   * The timer ends the wait by itself (`#holdExpired`), not by comparing clocks: a timer may
+   * fire a fraction of a millisecond before `performance.now()` says the window is over, and a
+   * hold that outlived its timer would wait for an arrival that may never come (every caller
+   * already waiting).
    */
   #holding(): boolean {
     const returning = this.#options.returning;
@@ -149,11 +151,13 @@ export class TxGroup<I, R> {
       return false;
     }
     const full = this.#queue.length >= this.#options.maxItems;
-    if (!full && !this.#holdExpired && this.#returning.expected(performance.now())) {
+    const until = full || this.#holdExpired ? 0 : this.#returning.expected(performance.now());
+    if (until > 0) {
+      // Until the last caller expected now is due (set once: a hold is never extended).
       this.#holdTimer ??= setTimeout(() => {
         this.#holdExpired = true;
         this.#pump();
-      }, returning.windowMs);
+      }, until);
       return true;
     }
     clearTimeout(this.#holdTimer);
