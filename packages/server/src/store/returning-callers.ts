@@ -46,7 +46,7 @@ export class ReturningCallers {
       this.#answeredAt.delete(caller);
       const sample = now - at;
       const average = this.#turnaround.get(caller);
-      bounded(this.#turnaround).set(
+      bounded(this.#turnaround, caller).set(
         caller,
         average === undefined ? sample : average + (sample - average) / 8,
       );
@@ -73,7 +73,7 @@ export class ReturningCallers {
       this.#answeredAt.delete(caller);
       return;
     }
-    bounded(this.#answeredAt).set(caller, now);
+    bounded(this.#answeredAt, caller).set(caller, now);
     if (this.#state.size >= ReturningCallers.MAX_TRACKED && !this.#state.has(caller)) {
       this.#forgetAnswered(now);
       if (this.#state.size >= ReturningCallers.MAX_TRACKED) {
@@ -123,9 +123,12 @@ export class ReturningCallers {
   }
 }
 
-/** `map`, its oldest entry dropped first when it holds `MAX_TRACKED` (a Map keeps its order). */
-function bounded<V>(map: Map<string, V>): Map<string, V> {
-  if (map.size >= ReturningCallers.MAX_TRACKED) {
+/**
+ * `map`, ready to take `key`: when that would make it hold more than `MAX_TRACKED`, its oldest
+ * entry is dropped first (a Map keeps its order).
+ */
+function bounded<V>(map: Map<string, V>, key: string): Map<string, V> {
+  if (map.size >= ReturningCallers.MAX_TRACKED && !map.has(key)) {
     const oldest = map.keys().next();
     if (oldest.done !== true) {
       map.delete(oldest.value);

@@ -146,8 +146,7 @@ export class TxGroup<I, R> {
    * already waiting).
    */
   #holding(): boolean {
-    const returning = this.#options.returning;
-    if (returning === undefined || this.#returning === undefined) {
+    if (this.#returning === undefined) {
       return false;
     }
     const full = this.#queue.length >= this.#options.maxItems;
