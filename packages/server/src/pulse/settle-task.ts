@@ -163,12 +163,6 @@ async function updateTaskRows(
     const values = columns.map((column) =>
       byId(group.map((c) => [c.task.id, c.change.set?.[column] ?? null])),
     );
-    const set: Record<string, unknown> = {
-      status: status.value,
-      revision: sql`revision + 1`,
-      updated_at: tx.now,
-    };
-    columns.forEach((column, i) => (set[column] = values[i]?.value));
     await tx.write(
       shaped(
         tx.db,
@@ -181,12 +175,19 @@ async function updateTaskRows(
           ...ids,
           ...namespaces.map((id) => BigInt(id)),
         ],
-        () =>
-          tx.db
+        () => {
+          const set: Record<string, unknown> = {
+            status: status.value(),
+            revision: sql`revision + 1`,
+            updated_at: tx.now,
+          };
+          columns.forEach((column, i) => (set[column] = values[i]?.value()));
+          return tx.db
             .updateTable('tasks')
             .set(set)
             .where('id', 'in', ids)
-            .where(inNamespaces(namespaces)),
+            .where(inNamespaces(namespaces));
+        },
       ),
     );
   }
@@ -194,20 +195,22 @@ async function updateTaskRows(
 
 /**
  * The value itself when every row gets the same one, else `CASE id WHEN … THEN … END`; with
- * the parameters it binds, in order, and which of the two it is (for a statement's shape).
+ * the parameters it binds, in order, and which of the two it is (for a statement's shape). The
+ * expression is built only when asked for: `shaped` compiles it once per shape, while the
+ * parameters are needed on every call.
  */
 function byId(values: readonly (readonly [string, unknown])[]) {
   const first = values[0]?.[1];
   if (values.every(([, v]) => v === first)) {
-    return { value: first, parameters: [first], arms: 'one' };
+    return { value: () => first, parameters: [first], arms: 'one' };
   }
   // Ids as numbers: bound as strings, MariaDB compares each row's id with every arm as a double.
-  const arms = values.map(([id, v]) => sql`WHEN ${BigInt(id)} THEN ${v}`);
-  return {
-    value: sql`CASE id ${sql.join(arms, sql` `)} END`,
-    parameters: flatten(values, ([id, v]) => [BigInt(id), v]),
-    arms: 'case',
-  };
+  const value = () =>
+    sql`CASE id ${sql.join(
+      values.map(([id, v]) => sql`WHEN ${BigInt(id)} THEN ${v}`),
+      sql` `,
+    )} END`;
+  return { value, parameters: flatten(values, ([id, v]) => [BigInt(id), v]), arms: 'case' };
 }
 
 async function settleAttempts(
@@ -247,11 +250,11 @@ async function settleAttempts(
         tx.db
           .updateTable('task_attempts')
           .set({
-            status: status.value as string,
+            status: status.value() as string,
             finished_at: tx.now,
-            error_code: errorCode.value as string | null,
-            completion_digest: digest.value as string | null,
-            receipt: receipt.value as string,
+            error_code: errorCode.value() as string | null,
+            completion_digest: digest.value() as string | null,
+            receipt: receipt.value() as string,
           })
           .where('id', 'in', ids)
           .where('namespace_id', 'in', namespaces),
