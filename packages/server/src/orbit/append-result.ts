@@ -157,42 +157,42 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
     const set = next.set;
     await tx.write({ compile: () => set.compile(tx.db) });
   }
-  const rows = events.map((event, i) => {
-    const seq = sql<bigint>`${next.ref} - ${count - BigInt(i)}`;
+  const rows = events.map((event) => {
     const snapshot = stringify({ type: event.type, at, ...event.fields });
-    const tail = snapshot.slice(1);
-    return {
-      stream_id: streamId,
-      seq,
-      namespace_id: event.namespaceId,
-      type: event.type,
-      source_kind: event.source.kind,
-      source_id: event.source.id,
-      source_revision: event.revision,
-      at: tx.now,
-      // '{"seq":"<seq>",' + the snapshot without its opening brace.
-      body: tx.dialect.concat([sql`'{"seq":"'`, seq, sql`'",'`, sql`${tail}`]),
-      size: snapshot.length,
-      tail,
-    };
+    return { event, size: snapshot.length, tail: snapshot.slice(1) };
   });
+  // The rows as Kysely inserts them; built only when a shape is compiled (once per shape).
+  const values = (chunk: readonly (typeof rows)[number][], from: number) =>
+    chunk.map(({ event, tail }, k) => {
+      const seq = sql<bigint>`${next.ref} - ${count - BigInt(from + k)}`;
+      return {
+        stream_id: streamId,
+        seq,
+        namespace_id: event.namespaceId,
+        type: event.type,
+        source_kind: event.source.kind,
+        source_id: event.source.id,
+        source_revision: event.revision,
+        at: tx.now,
+        // '{"seq":"<seq>",' + the snapshot without its opening brace.
+        body: tx.dialect.concat([sql`'{"seq":"'`, seq, sql`'",'`, sql`${tail}`]),
+      };
+    });
   // The parameters Kysely binds, row by row in column order (store/statement-shapes.ts): the
   // seq and the body carry `next.ref`'s own (none on MariaDB, the stream read on SQLite).
   const refParameters = next.ref.compile(tx.db).parameters;
-  const parametersOf = (row: (typeof rows)[number], i: number) => {
-    const back = count - BigInt(i);
-    const seq = [...refParameters, back];
-    const { namespace_id, type, source_kind, source_id, source_revision, at } = row;
+  const parametersOf = ({ event, tail }: (typeof rows)[number], i: number) => {
+    const seq = [...refParameters, count - BigInt(i)];
     return [
       streamId,
       ...seq,
-      namespace_id,
-      type,
-      source_kind,
-      source_id,
-      source_revision,
-      at,
-    ].concat(seq, row.tail);
+      event.namespaceId,
+      event.type,
+      event.source.kind,
+      event.source.id,
+      event.revision,
+      tx.now,
+    ].concat(seq, tail);
   };
   let first = 0;
   for (const chunk of chunksByBytes(rows)) {
@@ -203,10 +203,7 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
         tx.db,
         `stream events ×${chunk.length}`,
         flatten(chunk, (row, k) => parametersOf(row, from + k)),
-        () =>
-          tx.db
-            .insertInto('orbit_result_events')
-            .values(chunk.map(({ size: _size, tail: _tail, ...row }) => row)),
+        () => tx.db.insertInto('orbit_result_events').values(values(chunk, from)),
       ),
     );
   }
