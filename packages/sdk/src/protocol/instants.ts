@@ -6,11 +6,26 @@
 /** Unix time in microseconds (the server's representation of a database instant). */
 export type Micros = bigint;
 
-/** Microseconds → `2026-11-29T20:30:11.123456Z`. */
+/**
+ * The `YYYY-MM-DDTHH:MM:SS` part of recent whole seconds: the instants of one answer share a few
+ * seconds (now, the lease's end, the deadlines), and `Date#toISOString` is most of the cost of
+ * a format (hot-path.md §24). Cleared when full.
+ */
+const SECONDS = new Map<bigint, string>();
+const MAX_SECONDS = 16;
+
+/** Microseconds → `2026-11-29T20:30:11.123456Z` (before 1970 too: the fraction counts up). */
 export function formatInstant(micros: Micros): string {
-  const millis = micros / 1000n;
   const sub = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
-  const base = new Date(Number(millis)).toISOString().slice(0, 19);
+  const second = (micros - sub) / 1_000_000n;
+  let base = SECONDS.get(second);
+  if (base === undefined) {
+    if (SECONDS.size >= MAX_SECONDS) {
+      SECONDS.clear();
+    }
+    base = new Date(Number(second) * 1000).toISOString().slice(0, 19);
+    SECONDS.set(second, base);
+  }
   return `${base}.${sub.toString().padStart(6, '0')}Z`;
 }
 

@@ -170,12 +170,26 @@ export class ServerMetrics implements Observations {
     );
   }
 
+  /**
+   * One increment per queue and outcome, not per fact: a grouped transaction reports the outcomes
+   * of ~24 tasks at once, and each `inc` hashes its labels (hot-path.md §24).
+   */
   taskEvents(facts: readonly TaskEventFact[]): void {
+    const counts = new Map<string, { queueId: string; outcome: string; n: number }>();
     for (const fact of facts) {
       const outcome = fact.type.startsWith('task.') ? fact.type.slice('task.'.length) : '';
       if ((TASK_OUTCOMES as readonly string[]).includes(outcome)) {
-        this.#withQueue(fact, (labels) => this.#outcomes.inc({ ...labels, outcome }));
+        const key = `${fact.queueId}/${outcome}`;
+        const count = counts.get(key);
+        if (count === undefined) {
+          counts.set(key, { queueId: fact.queueId, outcome, n: 1 });
+        } else {
+          count.n++;
+        }
       }
+    }
+    for (const { queueId, outcome, n } of counts.values()) {
+      this.#withQueue({ queueId }, (labels) => this.#outcomes.inc({ ...labels, outcome }, n));
     }
   }
 
