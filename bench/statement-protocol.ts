@@ -77,7 +77,9 @@ const SQL = {
     `details) values ${marks(GROUP * 2, EVENT)}`,
 };
 
-type Statement = readonly [sql: string, parameters: readonly unknown[]];
+/** A bound value as the bench binds them. */
+type Param = string | number | bigint | null;
+type Statement = readonly [sql: string, parameters: readonly Param[]];
 
 /** A group's writes: settle `done` (the previous group's tasks, none at first), claim `claimed`. */
 function writesOf(done: readonly string[], claimed: readonly string[], now: bigint): Statement[] {
@@ -132,6 +134,35 @@ interface Way {
   close(): Promise<void>;
 }
 
+/**
+ * A way that sends each packet as one multi-statement text: BEGIN with the reads, then the
+ * writes with COMMIT. `query` answers one result per statement.
+ */
+function multiStatementText(
+  name: string,
+  query: (sql: string, parameters: readonly Param[]) => Promise<unknown[]>,
+  close: () => Promise<void>,
+): Way {
+  return {
+    name,
+    async group(done, now) {
+      const results = await query(`BEGIN;\n${SQL.scan};\n${SQL.lock}`, [
+        ...[1, 1, now, now],
+        ...lockIds(done),
+        1,
+      ]);
+      const claimed = idsOf(results[1] as { id: unknown }[]);
+      const writes = writesOf(done, claimed, now);
+      await query(
+        `${writes.map(([sql]) => sql).join(';\n')};\nCOMMIT`,
+        writes.flatMap(([, p]) => p),
+      );
+      return claimed;
+    },
+    close,
+  };
+}
+
 async function mysql2Text(): Promise<Way> {
   const c = await mysql.createConnection({
     ...CONNECTION,
@@ -140,24 +171,11 @@ async function mysql2Text(): Promise<Way> {
     supportBigNumbers: true,
     bigNumberStrings: true,
   });
-  return {
-    name: 'mysql2, multi-statement text (as built)',
-    async group(done, now) {
-      const [results] = await c.query(`BEGIN;\n${SQL.scan};\n${SQL.lock}`, [
-        ...[1, 1, now, now],
-        ...lockIds(done),
-        1,
-      ]);
-      const claimed = idsOf((results as unknown[])[1] as { id: unknown }[]);
-      const writes = writesOf(done, claimed, now);
-      await c.query(
-        `${writes.map(([sql]) => sql).join(';\n')};\nCOMMIT`,
-        writes.flatMap(([, p]) => p),
-      );
-      return claimed;
-    },
-    close: () => c.end(),
-  };
+  return multiStatementText(
+    'mysql2, multi-statement text (as built)',
+    async (sql, parameters) => (await c.query(sql, [...parameters]))[0] as unknown[],
+    () => c.end(),
+  );
 }
 
 async function mariadbConnection(multipleStatements: boolean) {
@@ -174,7 +192,7 @@ async function mariadbConnection(multipleStatements: boolean) {
 
 async function mariadbPipelined(prepared: boolean): Promise<Way> {
   const c = await mariadbConnection(false);
-  const send = (sql: string, parameters: readonly unknown[]): Promise<unknown> =>
+  const send = (sql: string, parameters: readonly Param[]): Promise<unknown> =>
     prepared ? c.execute(sql, [...parameters]) : c.query(sql, [...parameters]);
   return {
     name: prepared
@@ -199,24 +217,11 @@ async function mariadbPipelined(prepared: boolean): Promise<Way> {
 
 async function mariadbText(): Promise<Way> {
   const c = await mariadbConnection(true);
-  return {
-    name: '`mariadb`, multi-statement text',
-    async group(done, now) {
-      const results = await c.query<unknown[]>(`BEGIN;\n${SQL.scan};\n${SQL.lock}`, [
-        ...[1, 1, now, now],
-        ...lockIds(done),
-        1,
-      ]);
-      const claimed = idsOf(results[1] as { id: unknown }[]);
-      const writes = writesOf(done, claimed, now);
-      await c.query(
-        `${writes.map(([sql]) => sql).join(';\n')};\nCOMMIT`,
-        writes.flatMap(([, p]) => p),
-      );
-      return claimed;
-    },
-    close: () => c.end(),
-  };
+  return multiStatementText(
+    '`mariadb`, multi-statement text',
+    (sql, parameters) => c.query<unknown[]>(sql, [...parameters]),
+    () => c.end(),
+  );
 }
 
 /** The scratch database with the product's tables and enough PENDING tasks for every group. */
