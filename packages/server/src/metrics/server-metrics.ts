@@ -175,21 +175,19 @@ export class ServerMetrics implements Observations {
    * of ~24 tasks at once, and each `inc` hashes its labels (hot-path.md §24).
    */
   taskEvents(facts: readonly TaskEventFact[]): void {
-    const counts = new Map<string, { queueId: string; outcome: string; n: number }>();
+    const counts = new Map<string, Map<string, number>>(); // queue id → outcome → facts
     for (const fact of facts) {
       const outcome = fact.type.startsWith('task.') ? fact.type.slice('task.'.length) : '';
       if ((TASK_OUTCOMES as readonly string[]).includes(outcome)) {
-        const key = `${fact.queueId}/${outcome}`;
-        const count = counts.get(key);
-        if (count === undefined) {
-          counts.set(key, { queueId: fact.queueId, outcome, n: 1 });
-        } else {
-          count.n++;
-        }
+        const byOutcome = counts.get(fact.queueId) ?? new Map<string, number>();
+        byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
+        counts.set(fact.queueId, byOutcome);
       }
     }
-    for (const { queueId, outcome, n } of counts.values()) {
-      this.#withQueue({ queueId }, (labels) => this.#outcomes.inc({ ...labels, outcome }, n));
+    for (const [queueId, byOutcome] of counts) {
+      for (const [outcome, n] of byOutcome) {
+        this.#withQueue({ queueId }, (labels) => this.#outcomes.inc({ ...labels, outcome }, n));
+      }
     }
   }
 
