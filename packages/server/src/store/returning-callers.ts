@@ -15,6 +15,13 @@
  * to `MAX_WINDOW_MS`, so that the stragglers among quick workers on a busy machine are waited
  * for too (a fixed window that long would hold the others for slower workers that cannot make
  * it, and cost them more than the shared commit saves).
+ *
+ * "Quick" and the cap also follow the group's own length (`groupRan`, a moving average;
+ * docs/design/hot-path.md §25): a caller that misses a group waits for the whole next one, so
+ * waiting up to a group's length for a caller that comes back within it costs the others no more
+ * than missing it would cost the caller, and the group carries its jobs for the same fixed cost.
+ * On a slow machine a no-op worker's turn-around grows past `QUICK_MS` with the groups, and
+ * without this the groups shrank as the machine slowed. Never beyond `LONGEST_WINDOW_MS`.
  */
 export class ReturningCallers {
   readonly #windowMs: number;
@@ -24,6 +31,8 @@ export class ReturningCallers {
   readonly #answeredAt = new Map<string, number>();
   /** Caller → its turn-around in ms, a moving average. */
   readonly #turnaround = new Map<string, number>();
+  /** How long a group takes, start to answers, in ms: a moving average (0: none measured). */
+  #groupMs = 0;
 
   constructor(windowMs: number) {
     this.#windowMs = windowMs;
@@ -33,8 +42,15 @@ export class ReturningCallers {
   static readonly MAX_TRACKED = 10_000;
   /** A caller that comes back within this (on average) is waited for beyond the default. */
   static readonly QUICK_MS = 8;
-  /** The longest a quick caller is waited for after its answer. */
+  /** The longest a quick caller is waited for after its answer, unless groups take longer. */
   static readonly MAX_WINDOW_MS = 12;
+  /** The longest any caller is waited for after its answer, however long the groups take. */
+  static readonly LONGEST_WINDOW_MS = 30;
+
+  /** A group ran for `ms`, from its start to its answers. */
+  groupRan(ms: number): void {
+    this.#groupMs = this.#groupMs === 0 ? ms : this.#groupMs + (ms - this.#groupMs) / 8;
+  }
 
   /** The caller's call arrived at `now`. */
   arrived(caller: string | undefined, now: number): void {
@@ -86,10 +102,12 @@ export class ReturningCallers {
   /** How long after its answer `caller` is waited for, in ms. */
   windowOf(caller: string): number {
     const average = this.#turnaround.get(caller);
-    if (average === undefined || average >= ReturningCallers.QUICK_MS) {
+    const group = Math.min(this.#groupMs, ReturningCallers.LONGEST_WINDOW_MS);
+    if (average === undefined || average >= Math.max(ReturningCallers.QUICK_MS, group)) {
       return this.#windowMs;
     }
-    return Math.min(ReturningCallers.MAX_WINDOW_MS, Math.max(this.#windowMs, 3 * average));
+    const cap = Math.max(ReturningCallers.MAX_WINDOW_MS, group);
+    return Math.min(cap, Math.max(this.#windowMs, 3 * average));
   }
 
   /**

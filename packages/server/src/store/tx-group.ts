@@ -38,8 +38,9 @@ export interface TxGroupOptions<I = unknown, R = unknown> {
    * Waiting for returning callers (returning-callers.ts): `callerOf` names an item's caller,
    * `back` says from its outcome whether the caller will call again soon, and a group about to
    * start waits for such callers, unless it is full: each for `windowMs` after its answer, or
-   * for what its own turn-around says (returning-callers.ts), at most
-   * `ReturningCallers.MAX_WINDOW_MS`. Without it a group never waits.
+   * for what its own turn-around says against the length of the groups (returning-callers.ts,
+   * which each group's length is reported to), at most `ReturningCallers.LONGEST_WINDOW_MS`.
+   * Without it a group never waits.
    */
   readonly returning?: {
     readonly windowMs: number;
@@ -167,6 +168,7 @@ export class TxGroup<I, R> {
 
   async #runGroup(batch: readonly Waiting<I, R>[], atCommit?: () => void): Promise<void> {
     this.#options.onGroup?.(batch.length);
+    const startedAt = performance.now();
     let settled: readonly Settled<R>[];
     try {
       settled = await withTx(this.#database, async (tx) => {
@@ -194,6 +196,7 @@ export class TxGroup<I, R> {
       await Promise.all(batch.map((w) => this.#runGroup([w])));
       return;
     }
+    this.#returning?.groupRan(performance.now() - startedAt);
     this.#database.observations.groupCommitted({
       group: this.#options.name,
       items: batch.length,

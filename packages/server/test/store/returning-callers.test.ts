@@ -2,7 +2,7 @@
  * Which returning callers a group waits for (store/returning-callers.ts, docs/design/hot-path.md
  * §8 and §20), on a test clock: the default window for a caller not yet measured and for a slow
  * one, a longer window for a caller that comes back quickly, never more than the cap, and how
- * long a hold may last.
+ * long a hold may last; the window widened to a group's length when groups take long (§25).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -75,6 +75,46 @@ describe('returning callers', () => {
     assert.equal(callers.expected(at + 3), 3, 'only new is left');
     callers.running('quick');
     assert.equal(callers.expected(at + 7), DEFAULT_MS, 'quick is in a running transaction');
+  });
+
+  test("groups longer than a caller's turn-around widen its window up to a group", () => {
+    const callers = new ReturningCallers(DEFAULT_MS);
+    turnArounds(callers, 'w', 10, 20);
+    assert.equal(callers.windowOf('w'), DEFAULT_MS, 'slower than QUICK_MS, groups unmeasured');
+    for (let i = 0; i < 40; i++) {
+      callers.groupRan(20);
+    }
+    assert.equal(callers.windowOf('w'), 20, 'quick against 20 ms groups: up to a group');
+    const at = turnArounds(callers, 'w', 10, 1);
+    callers.answered('w', true, at);
+    assert.equal(callers.expected(at + 15), 5, 'still expected 15 ms after its answer');
+  });
+
+  test('a caller slower than the groups keeps the default; short groups change nothing', () => {
+    const callers = new ReturningCallers(DEFAULT_MS);
+    turnArounds(callers, 'slow', 25, 20);
+    turnArounds(callers, 'near-quick', 7.5, 40);
+    for (let i = 0; i < 40; i++) {
+      callers.groupRan(20);
+    }
+    assert.equal(callers.windowOf('slow'), DEFAULT_MS);
+    for (let i = 0; i < 80; i++) {
+      callers.groupRan(2);
+    }
+    assert.equal(callers.windowOf('near-quick'), ReturningCallers.MAX_WINDOW_MS);
+    turnArounds(callers, 'nine', 9, 40);
+    assert.equal(callers.windowOf('nine'), DEFAULT_MS, 'past QUICK_MS with short groups');
+  });
+
+  test('however long the groups, no caller is waited for beyond the longest window', () => {
+    const callers = new ReturningCallers(DEFAULT_MS);
+    for (let i = 0; i < 40; i++) {
+      callers.groupRan(200);
+    }
+    turnArounds(callers, 'w', 25, 20);
+    assert.equal(callers.windowOf('w'), ReturningCallers.LONGEST_WINDOW_MS);
+    turnArounds(callers, 'slower', 40, 20);
+    assert.equal(callers.windowOf('slower'), DEFAULT_MS, 'beyond the longest window: not quick');
   });
 
   test('an answer without more work forgets the caller', () => {
