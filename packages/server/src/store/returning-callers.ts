@@ -31,8 +31,8 @@ export class ReturningCallers {
   readonly #answeredAt = new Map<string, number>();
   /** Caller → its turn-around in ms, a moving average. */
   readonly #turnaround = new Map<string, number>();
-  /** How long a group takes, start to answers, in ms: a moving average (0: none measured). */
-  #groupMs = 0;
+  /** How long a group takes, start to answers, in ms: a moving average. */
+  #groupMs: number | undefined;
 
   constructor(windowMs: number) {
     this.#windowMs = windowMs;
@@ -49,7 +49,7 @@ export class ReturningCallers {
 
   /** A group ran for `ms`, from its start to its answers. */
   groupRan(ms: number): void {
-    this.#groupMs = this.#groupMs === 0 ? ms : this.#groupMs + (ms - this.#groupMs) / 8;
+    this.#groupMs = movingAverage(this.#groupMs, ms);
   }
 
   /** The caller's call arrived at `now`. */
@@ -60,12 +60,8 @@ export class ReturningCallers {
     const at = this.#answeredAt.get(caller);
     if (at !== undefined) {
       this.#answeredAt.delete(caller);
-      const sample = now - at;
-      const average = this.#turnaround.get(caller);
-      bounded(this.#turnaround, caller).set(
-        caller,
-        average === undefined ? sample : average + (sample - average) / 8,
-      );
+      const average = movingAverage(this.#turnaround.get(caller), now - at);
+      bounded(this.#turnaround, caller).set(caller, average);
     }
     if (this.#state.has(caller)) {
       this.#state.set(caller, 'queued');
@@ -102,7 +98,7 @@ export class ReturningCallers {
   /** How long after its answer `caller` is waited for, in ms. */
   windowOf(caller: string): number {
     const average = this.#turnaround.get(caller);
-    const group = Math.min(this.#groupMs, ReturningCallers.LONGEST_WINDOW_MS);
+    const group = Math.min(this.#groupMs ?? 0, ReturningCallers.LONGEST_WINDOW_MS);
     if (average === undefined || average >= Math.max(ReturningCallers.QUICK_MS, group)) {
       return this.#windowMs;
     }
@@ -139,6 +135,11 @@ export class ReturningCallers {
       }
     }
   }
+}
+
+/** `average` moved an eighth of the way to `sample`; the sample itself when there is none yet. */
+function movingAverage(average: number | undefined, sample: number): number {
+  return average === undefined ? sample : average + (sample - average) / 8;
 }
 
 /**

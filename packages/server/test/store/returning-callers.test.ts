@@ -21,6 +21,13 @@ function turnArounds(callers: ReturningCallers, caller: string, after: number, t
   return at;
 }
 
+/** `times` groups that each ran for `ms`. */
+function groupsOf(callers: ReturningCallers, ms: number, times: number) {
+  for (let i = 0; i < times; i++) {
+    callers.groupRan(ms);
+  }
+}
+
 describe('returning callers', () => {
   test('a caller not yet measured is expected for the default window after its answer', () => {
     const callers = new ReturningCallers(DEFAULT_MS);
@@ -81,9 +88,7 @@ describe('returning callers', () => {
     const callers = new ReturningCallers(DEFAULT_MS);
     turnArounds(callers, 'w', 10, 20);
     assert.equal(callers.windowOf('w'), DEFAULT_MS, 'slower than QUICK_MS, groups unmeasured');
-    for (let i = 0; i < 40; i++) {
-      callers.groupRan(20);
-    }
+    groupsOf(callers, 20, 40);
     assert.equal(callers.windowOf('w'), 20, 'quick against 20 ms groups: up to a group');
     const at = turnArounds(callers, 'w', 10, 1);
     callers.answered('w', true, at);
@@ -94,13 +99,9 @@ describe('returning callers', () => {
     const callers = new ReturningCallers(DEFAULT_MS);
     turnArounds(callers, 'slow', 25, 20);
     turnArounds(callers, 'near-quick', 7.5, 40);
-    for (let i = 0; i < 40; i++) {
-      callers.groupRan(20);
-    }
+    groupsOf(callers, 20, 40);
     assert.equal(callers.windowOf('slow'), DEFAULT_MS);
-    for (let i = 0; i < 80; i++) {
-      callers.groupRan(2);
-    }
+    groupsOf(callers, 2, 80);
     assert.equal(callers.windowOf('near-quick'), ReturningCallers.MAX_WINDOW_MS);
     turnArounds(callers, 'nine', 9, 40);
     assert.equal(callers.windowOf('nine'), DEFAULT_MS, 'past QUICK_MS with short groups');
@@ -108,9 +109,7 @@ describe('returning callers', () => {
 
   test('however long the groups, no caller is waited for beyond the longest window', () => {
     const callers = new ReturningCallers(DEFAULT_MS);
-    for (let i = 0; i < 40; i++) {
-      callers.groupRan(200);
-    }
+    groupsOf(callers, 200, 40);
     turnArounds(callers, 'w', 25, 20);
     assert.equal(callers.windowOf('w'), ReturningCallers.LONGEST_WINDOW_MS);
     turnArounds(callers, 'slower', 40, 20);
