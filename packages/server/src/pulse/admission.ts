@@ -100,17 +100,22 @@ export async function admitTasks(tx: Tx, batch: BatchAdmission, locked?: QuotaRo
   if (total === 0) {
     return;
   }
+  const { applicationId, namespaceId } = batch;
   const quota =
     locked ??
-    (await tx.dialect
-      .forUpdate(
-        tx.db
-          .selectFrom('application_quotas')
-          .select(['max_active_tasks', 'active_bound'])
-          .where('application_id', '=', batch.applicationId)
-          .where('namespace_id', '=', batch.namespaceId),
+    (
+      await tx.readAll(
+        shaped(tx.db, 'quota of application', [applicationId, namespaceId], () =>
+          tx.dialect.forUpdate(
+            tx.db
+              .selectFrom('application_quotas')
+              .select(['max_active_tasks', 'active_bound'])
+              .where('application_id', '=', applicationId)
+              .where('namespace_id', '=', namespaceId),
+          ),
+        ),
       )
-      .executeTakeFirst());
+    )[0][0];
   if (quota === undefined) {
     throw new Error(`application ${batch.applicationId} has no quota row`);
   }

@@ -13,6 +13,8 @@ import { WeaveError } from '../../errors.js';
 import { toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 import { readNow } from '../../store/with-tx.js';
+import { insertRows } from '../../store/insert-rows.js';
+import { shaped } from '../../store/statement-shapes.js';
 
 /**
  * The owner of every workflow task (`tasks.owner_kind`, E1.3): `owner_id` is its activation. A
@@ -65,7 +67,31 @@ async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner>
     lost(result, 'no owner id');
   }
   const ns = result.namespaceId;
-  const row = await tx.db
+  const ownerId = result.ownerId;
+  const [rows] = await tx.readAll(
+    shaped(tx.db, 'owner of task', [ns, ns, ns, ns, ns, result.taskId, ns, ownerId], () =>
+      ownerQuery(tx, ns, result.taskId, ownerId),
+    ),
+  );
+  const row = rows[0];
+  if (row === undefined || row.digest !== row.version_digest) {
+    lost(result, 'no activation, step, instance, gate or version of the same digest');
+  }
+  const roundId = row.round_id === null ? null : toId(row.round_id);
+  if (row.kind === 'POLL' ? roundId === null : toId(row.task_id ?? 0) !== result.taskId) {
+    lost(result, 'the activation does not own this task');
+  }
+  return {
+    instanceId: toId(row.instance_id),
+    activationId: result.ownerId,
+    roundId,
+    stepRevision: BigInt(row.revision),
+  };
+}
+
+/** The one read of `checkOwner`: activation, step, instance, gate, version and POLL round. */
+function ownerQuery(tx: Tx, ns: string, taskId: string, ownerId: string) {
+  return tx.db
     .selectFrom('weave_activations as a')
     .innerJoin('weave_steps as s', (j) =>
       j
@@ -89,7 +115,7 @@ async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner>
       j
         .onRef('r.activation_id', '=', 'a.id')
         .on('r.namespace_id', '=', ns)
-        .on('r.task_id', '=', result.taskId),
+        .on('r.task_id', '=', taskId),
     )
     .select([
       'a.instance_id',
@@ -101,21 +127,7 @@ async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner>
       'r.id as round_id',
     ])
     .where('a.namespace_id', '=', ns)
-    .where('a.id', '=', result.ownerId)
-    .executeTakeFirst();
-  if (row === undefined || row.digest !== row.version_digest) {
-    lost(result, 'no activation, step, instance, gate or version of the same digest');
-  }
-  const roundId = row.round_id === null ? null : toId(row.round_id);
-  if (row.kind === 'POLL' ? roundId === null : toId(row.task_id ?? 0) !== result.taskId) {
-    lost(result, 'the activation does not own this task');
-  }
-  return {
-    instanceId: toId(row.instance_id),
-    activationId: result.ownerId,
-    roundId,
-    stepRevision: BigInt(row.revision),
-  };
+    .where('a.id', '=', ownerId);
 }
 
 export async function deliverResult(tx: Tx, result: TaskResultForWorkflow): Promise<void> {
@@ -138,26 +150,28 @@ export async function deliverResult(tx: Tx, result: TaskResultForWorkflow): Prom
   // a final signal also takes before it reads its own: the two times are in lock order.
   const admittedAt = owner.roundId === null ? tx.now : await readNow(tx.db, tx.dialect);
   await tx.write(
-    tx.db.insertInto('weave_inbox').values({
-      namespace_id: result.namespaceId,
-      instance_id: owner.instanceId,
-      event_id: `task.${result.taskId}.${result.revision}`,
-      type: `task.${result.status.toLowerCase()}`,
-      source_task_id: result.taskId,
-      source_activation_id: owner.activationId,
-      source_revision: result.revision,
-      source_round_id: owner.roundId,
-      source_step_revision: owner.stepRevision,
-      snapshot,
-      state: 'PENDING',
-      outcome: null,
-      available_at: admittedAt,
-      lease_owner: null,
-      lease_until: null,
-      error_code: null,
-      created_at: admittedAt,
-      processed_at: null,
-    }),
+    insertRows(tx.db, 'weave_inbox', [
+      {
+        namespace_id: result.namespaceId,
+        instance_id: owner.instanceId,
+        event_id: `task.${result.taskId}.${result.revision}`,
+        type: `task.${result.status.toLowerCase()}`,
+        source_task_id: result.taskId,
+        source_activation_id: owner.activationId,
+        source_revision: result.revision,
+        source_round_id: owner.roundId,
+        source_step_revision: owner.stepRevision,
+        snapshot,
+        state: 'PENDING',
+        outcome: null,
+        available_at: admittedAt,
+        lease_owner: null,
+        lease_until: null,
+        error_code: null,
+        created_at: admittedAt,
+        processed_at: null,
+      },
+    ]),
   );
   tx.afterCommit(() => tx.wakeUps.notify(INBOX_WAKE_UP));
 }

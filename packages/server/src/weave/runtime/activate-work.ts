@@ -24,7 +24,9 @@ import type { OwnedTask } from '../../pulse/submit-owned.js';
 import { submitOwnedTasks } from '../../pulse/submit-owned.js';
 import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
 import type { WeaveWaitsTable } from '../../store/schema.js';
-import type { Micros } from '../../store/values.js';
+import { insertRows } from '../../store/insert-rows.js';
+import { shaped } from '../../store/statement-shapes.js';
+import type { DbInt, Micros } from '../../store/values.js';
 import { toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 import { takeBufferedSignals } from '../signals/take-buffered.js';
@@ -184,7 +186,12 @@ async function insertActivations(
       finished_at: null,
     };
   });
-  const query = tx.db.insertInto('weave_activations').values(rows).returning(['id', 'step_id']);
+  const query = insertRows<'weave_activations', { id: DbInt; step_id: string }>(
+    tx.db,
+    'weave_activations',
+    rows,
+    ['id', 'step_id'],
+  );
   // RETURNING order is not promised: match by step id (a step is activated once per round).
   const { rows: inserted } = await tx.db.executeQuery(query.compile());
   return new Map(inserted.map((r) => [r.step_id, toId(r.id)]));
@@ -286,26 +293,27 @@ async function linkRows(
   for (const d of decisions) {
     const step = stepOf(ctx, d.stepId);
     const activationId = idOf(ids.activationIds, d.stepId);
+    const count = step.activationCount + 1;
     await tx.write(
-      tx.db
-        .updateTable('weave_steps')
-        .set({
-          current_activation_id: activationId,
-          activation_count: step.activationCount + 1,
-          started_at: tx.now,
-        })
-        .where('namespace_id', '=', ctx.namespaceId)
-        .where('id', '=', step.id),
+      shaped(tx.db, 'step activated', [activationId, count, tx.now, ctx.namespaceId, step.id], () =>
+        tx.db
+          .updateTable('weave_steps')
+          .set({ current_activation_id: activationId, activation_count: count, started_at: tx.now })
+          .where('namespace_id', '=', ctx.namespaceId)
+          .where('id', '=', step.id),
+      ),
     );
     const taskId = ids.tasks.get(d.stepId);
     const roundId = ids.roundIds.get(d.stepId);
     if (d.node === 'TASK' && taskId !== undefined) {
       await tx.write(
-        tx.db
-          .updateTable('weave_activations')
-          .set({ task_id: taskId })
-          .where('namespace_id', '=', ctx.namespaceId)
-          .where('id', '=', activationId),
+        shaped(tx.db, 'activation task', [taskId, ctx.namespaceId, activationId], () =>
+          tx.db
+            .updateTable('weave_activations')
+            .set({ task_id: taskId })
+            .where('namespace_id', '=', ctx.namespaceId)
+            .where('id', '=', activationId),
+        ),
       );
     }
     if (d.node === 'POLL' && roundId !== undefined) {

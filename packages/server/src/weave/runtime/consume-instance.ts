@@ -11,6 +11,7 @@ import { parse } from '@weave/json';
 import { sql } from 'kysely';
 import { ROOT_STEP_ID, applyDecisions } from '@weave/engine';
 import type { ActivateDecision, Snapshot, StepState } from '@weave/engine';
+import { shaped } from '../../store/statement-shapes.js';
 import type { Tx } from '../../store/with-tx.js';
 import { LEAF_KINDS, toInstanceStatus } from '../model/instance-status.js';
 import { TERMINAL_INSTANCE_STATUSES } from '../model/states.js';
@@ -52,6 +53,9 @@ const WAIT_HISTORY = {
   POLL_DEADLINE: 'poll.deadline',
 } as const;
 const MAX_ROWS = 256;
+/** The activations and POLL rounds a round reads: those still open. */
+const OPEN_ACTIVATIONS = ['ACTIVE', 'WAITING', 'NEEDS_REVIEW'] as const;
+const OPEN_ROUNDS = ['SCHEDULED', 'RUNNING'] as const;
 
 export interface InstanceRef {
   readonly namespaceId: string;
@@ -85,63 +89,78 @@ export async function consumeInstance(
   control?: RoundControl,
 ): Promise<Consumed> {
   const { namespaceId, instanceId } = ref;
-  const locked = await tx.dialect
-    .forUpdateSkipLocked(
-      tx.db
-        .selectFrom('weave_instances')
-        .selectAll()
-        .where('namespace_id', '=', namespaceId)
-        .where('id', '=', instanceId),
-    )
-    .executeTakeFirst();
+  const [[locked]] = await tx.readAll(
+    shaped(tx.db, 'instance to consume', [namespaceId, instanceId], () =>
+      tx.dialect.forUpdateSkipLocked(
+        tx.db
+          .selectFrom('weave_instances')
+          .selectAll()
+          .where('namespace_id', '=', namespaceId)
+          .where('id', '=', instanceId),
+      ),
+    ),
+  );
   if (locked === undefined) {
     return NOTHING;
   }
   const instance = toInstance(locked);
+  const ids = [namespaceId, instanceId] as const;
   const [inboxRows, advances, stepRows, activationRows, waitRows, roundRows] = await tx.readAll(
-    tx.db
-      .selectFrom('weave_inbox')
-      .selectAll()
-      .where('namespace_id', '=', namespaceId)
-      .where('instance_id', '=', instanceId)
-      .where('state', '=', 'PENDING')
-      // `+ 0`: SQLite would otherwise read every pending row of every instance through
-      // ix_weave_inbox_scan (state, available_at) and sort them, instead of this instance's rows
-      // through ix_weave_inbox_instance (docs/design/hot-path.md §9).
-      .where(sql<bigint>`available_at + 0`, '<=', tx.now)
-      // E4.5: by reliable admission time, then id (a POLL's final signal vs its final query).
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(MAX_ROWS),
-    tx.db
-      .selectFrom('weave_pending_advances')
-      .select('id')
-      .where('namespace_id', '=', namespaceId)
-      .where('instance_id', '=', instanceId),
-    tx.db
-      .selectFrom('weave_steps')
-      .selectAll()
-      .where('namespace_id', '=', namespaceId)
-      .where('instance_id', '=', instanceId),
-    tx.db
-      .selectFrom('weave_activations')
-      .selectAll()
-      .where('namespace_id', '=', namespaceId)
-      .where('instance_id', '=', instanceId)
-      .where('status', 'in', ['ACTIVE', 'WAITING', 'NEEDS_REVIEW']),
-    tx.db
-      .selectFrom('weave_waits')
-      .selectAll()
-      .where('namespace_id', '=', namespaceId)
-      .where('instance_id', '=', instanceId)
-      .where('state', '=', 'WAITING')
-      .where('due_at', '<=', tx.now),
-    tx.db
-      .selectFrom('weave_poll_rounds')
-      .selectAll()
-      .where('namespace_id', '=', namespaceId)
-      .where('instance_id', '=', instanceId)
-      .where('state', 'in', ['SCHEDULED', 'RUNNING']),
+    shaped(tx.db, 'inbox to consume', [...ids, 'PENDING', tx.now, MAX_ROWS], () =>
+      tx.db
+        .selectFrom('weave_inbox')
+        .selectAll()
+        .where('namespace_id', '=', namespaceId)
+        .where('instance_id', '=', instanceId)
+        .where('state', '=', 'PENDING')
+        // `+ 0`: SQLite would otherwise read every pending row of every instance through
+        // ix_weave_inbox_scan (state, available_at) and sort them, instead of this instance's rows
+        // through ix_weave_inbox_instance (docs/design/hot-path.md §9).
+        .where(sql<bigint>`available_at + 0`, '<=', tx.now)
+        // E4.5: by reliable admission time, then id (a POLL's final signal vs its final query).
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(MAX_ROWS),
+    ),
+    shaped(tx.db, 'advances to consume', [...ids], () =>
+      tx.db
+        .selectFrom('weave_pending_advances')
+        .select('id')
+        .where('namespace_id', '=', namespaceId)
+        .where('instance_id', '=', instanceId),
+    ),
+    shaped(tx.db, 'steps to consume', [...ids], () =>
+      tx.db
+        .selectFrom('weave_steps')
+        .selectAll()
+        .where('namespace_id', '=', namespaceId)
+        .where('instance_id', '=', instanceId),
+    ),
+    shaped(tx.db, 'activations to consume', [...ids, ...OPEN_ACTIVATIONS], () =>
+      tx.db
+        .selectFrom('weave_activations')
+        .selectAll()
+        .where('namespace_id', '=', namespaceId)
+        .where('instance_id', '=', instanceId)
+        .where('status', 'in', [...OPEN_ACTIVATIONS]),
+    ),
+    shaped(tx.db, 'waits to consume', [...ids, 'WAITING', tx.now], () =>
+      tx.db
+        .selectFrom('weave_waits')
+        .selectAll()
+        .where('namespace_id', '=', namespaceId)
+        .where('instance_id', '=', instanceId)
+        .where('state', '=', 'WAITING')
+        .where('due_at', '<=', tx.now),
+    ),
+    shaped(tx.db, 'rounds to consume', [...ids, ...OPEN_ROUNDS], () =>
+      tx.db
+        .selectFrom('weave_poll_rounds')
+        .selectAll()
+        .where('namespace_id', '=', namespaceId)
+        .where('instance_id', '=', instanceId)
+        .where('state', 'in', [...OPEN_ROUNDS]),
+    ),
   );
   const terminal = (TERMINAL_INSTANCE_STATUSES as readonly string[]).includes(instance.status);
   const openRounds = roundRows.map(toPollRound);

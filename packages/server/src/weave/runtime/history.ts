@@ -5,6 +5,7 @@
  * in the steps and tasks; the details are small codes.
  */
 import { stringify } from '@weave/json';
+import { insertRows } from '../../store/insert-rows.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { Activated } from './activate-work.js';
 
@@ -27,7 +28,9 @@ export async function writeHistory(
   }
   const byStep = new Map(activated.map((a) => [a.stepId, a]));
   await tx.write(
-    tx.db.insertInto('weave_history').values(
+    insertRows(
+      tx.db,
+      'weave_history',
       entries.map((entry, i) => {
         const work = entry.type === 'step.activated' ? byStep.get(entry.stepId ?? '') : undefined;
         // A new wait that took a buffered signal says so on its activation (signals.md §4).

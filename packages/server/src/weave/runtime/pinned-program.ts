@@ -6,6 +6,7 @@
  */
 import { parse } from '@weave/json';
 import { WeaveError } from '../../errors.js';
+import { shaped } from '../../store/statement-shapes.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { Instance } from '../model/rows.js';
 import type { ProgramCache } from './program-cache.js';
@@ -15,18 +16,22 @@ export type PinnedProgram = Awaited<ReturnType<typeof pinnedProgram>>;
 
 export async function pinnedProgram(tx: Tx, instance: Instance, programs: ProgramCache) {
   const ns = instance.namespaceId;
-  const version = await tx.db
-    .selectFrom('weave_definition_versions as v')
-    .innerJoin('weave_definitions as d', (j) =>
-      j.onRef('d.id', '=', 'v.definition_id').on('d.namespace_id', '=', ns),
-    )
-    .innerJoin('applications as a', (j) =>
-      j.on('a.id', '=', instance.applicationId).on('a.namespace_id', '=', ns),
-    )
-    .select(['v.source', 'v.digest', 'v.queues', 'd.name', 'a.disabled'])
-    .where('v.namespace_id', '=', ns)
-    .where('v.id', '=', instance.versionId)
-    .executeTakeFirst();
+  const { applicationId, versionId } = instance;
+  const [[version]] = await tx.readAll(
+    shaped(tx.db, 'pinned version', [ns, applicationId, ns, ns, versionId], () =>
+      tx.db
+        .selectFrom('weave_definition_versions as v')
+        .innerJoin('weave_definitions as d', (j) =>
+          j.onRef('d.id', '=', 'v.definition_id').on('d.namespace_id', '=', ns),
+        )
+        .innerJoin('applications as a', (j) =>
+          j.on('a.id', '=', applicationId).on('a.namespace_id', '=', ns),
+        )
+        .select(['v.source', 'v.digest', 'v.queues', 'd.name', 'a.disabled'])
+        .where('v.namespace_id', '=', ns)
+        .where('v.id', '=', versionId),
+    ),
+  );
   const program =
     version !== undefined && version.digest === instance.digest
       ? programs.get(instance.versionId, version.digest, version.source)

@@ -1,6 +1,7 @@
 /** The queues a version uses, by name (each must still exist: A1.3, A3.4). */
 import { notFound } from '../../errors.js';
 import { toId, toInt } from '../../store/values.js';
+import { shaped } from '../../store/statement-shapes.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { RoundQueue } from './activate-work.js';
 
@@ -12,12 +13,15 @@ export async function readVersionQueues(
   if (names.length === 0) {
     return new Map();
   }
-  const rows = await tx.db
-    .selectFrom('queues')
-    .select(['id', 'name', 'application_id', 'capacity'])
-    .where('namespace_id', '=', namespaceId)
-    .where('name', 'in', [...names])
-    .execute();
+  const [rows] = await tx.readAll(
+    shaped(tx.db, `version queues ×${names.length}`, [namespaceId, ...names], () =>
+      tx.db
+        .selectFrom('queues')
+        .select(['id', 'name', 'application_id', 'capacity'])
+        .where('namespace_id', '=', namespaceId)
+        .where('name', 'in', [...names]),
+    ),
+  );
   const queues = new Map(
     rows.map((r) => [
       r.name,
