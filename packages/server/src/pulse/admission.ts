@@ -90,6 +90,22 @@ export interface BatchAdmission {
   }[];
 }
 
+/** The application's quota row, locked: the lock of an admission that was not handed one. */
+async function lockQuota(tx: Tx, { applicationId, namespaceId }: BatchAdmission) {
+  const [[row]] = await tx.readAll(
+    shaped(tx.db, 'quota of application', [applicationId, namespaceId], () =>
+      tx.dialect.forUpdate(
+        tx.db
+          .selectFrom('application_quotas')
+          .select(['max_active_tasks', 'active_bound'])
+          .where('application_id', '=', applicationId)
+          .where('namespace_id', '=', namespaceId),
+      ),
+    ),
+  );
+  return row;
+}
+
 /**
  * Several tasks of one application at once (a workflow round's first batch): one lock of the
  * quota row, one bound update, the exact counts only at a limit. All or nothing: a full quota
@@ -100,22 +116,7 @@ export async function admitTasks(tx: Tx, batch: BatchAdmission, locked?: QuotaRo
   if (total === 0) {
     return;
   }
-  const { applicationId, namespaceId } = batch;
-  const quota =
-    locked ??
-    (
-      await tx.readAll(
-        shaped(tx.db, 'quota of application', [applicationId, namespaceId], () =>
-          tx.dialect.forUpdate(
-            tx.db
-              .selectFrom('application_quotas')
-              .select(['max_active_tasks', 'active_bound'])
-              .where('application_id', '=', applicationId)
-              .where('namespace_id', '=', namespaceId),
-          ),
-        ),
-      )
-    )[0][0];
+  const quota = locked ?? (await lockQuota(tx, batch));
   if (quota === undefined) {
     throw new Error(`application ${batch.applicationId} has no quota row`);
   }

@@ -44,10 +44,8 @@ forEachDialect((dialect) => {
         'version queues',
         'quota of application',
         'insert weave_inbox',
-        'step write',
-        'activation settled',
-        'step activated',
-        'activation task',
+        'update weave_steps',
+        'update weave_activations',
         'insert weave_history',
         'insert weave_activations',
       ]) {

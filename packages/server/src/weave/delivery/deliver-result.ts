@@ -68,6 +68,7 @@ async function checkOwner(tx: Tx, result: TaskResultForWorkflow): Promise<Owner>
   }
   const ns = result.namespaceId;
   const ownerId = result.ownerId;
+  // Kysely binds the joins' values first (step, instance, gate, version, round), then the WHERE's.
   const [rows] = await tx.readAll(
     shaped(tx.db, 'owner of task', [ns, ns, ns, ns, ns, result.taskId, ns, ownerId], () =>
       ownerQuery(tx, ns, result.taskId, ownerId),

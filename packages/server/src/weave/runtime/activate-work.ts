@@ -25,7 +25,7 @@ import { submitOwnedTasks } from '../../pulse/submit-owned.js';
 import { OWNER_ACTIVATION } from '../delivery/deliver-result.js';
 import type { WeaveWaitsTable } from '../../store/schema.js';
 import { insertRows } from '../../store/insert-rows.js';
-import { shaped } from '../../store/statement-shapes.js';
+import { updateRow } from '../../store/update-row.js';
 import type { DbInt, Micros } from '../../store/values.js';
 import { toId } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
@@ -293,28 +293,17 @@ async function linkRows(
   for (const d of decisions) {
     const step = stepOf(ctx, d.stepId);
     const activationId = idOf(ids.activationIds, d.stepId);
-    const count = step.activationCount + 1;
-    await tx.write(
-      shaped(tx.db, 'step activated', [activationId, count, tx.now, ctx.namespaceId, step.id], () =>
-        tx.db
-          .updateTable('weave_steps')
-          .set({ current_activation_id: activationId, activation_count: count, started_at: tx.now })
-          .where('namespace_id', '=', ctx.namespaceId)
-          .where('id', '=', step.id),
-      ),
-    );
+    const started = {
+      current_activation_id: activationId,
+      activation_count: step.activationCount + 1,
+      started_at: tx.now,
+    };
+    await tx.write(updateRow(tx.db, 'weave_steps', started, ctx.namespaceId, step.id));
     const taskId = ids.tasks.get(d.stepId);
     const roundId = ids.roundIds.get(d.stepId);
     if (d.node === 'TASK' && taskId !== undefined) {
-      await tx.write(
-        shaped(tx.db, 'activation task', [taskId, ctx.namespaceId, activationId], () =>
-          tx.db
-            .updateTable('weave_activations')
-            .set({ task_id: taskId })
-            .where('namespace_id', '=', ctx.namespaceId)
-            .where('id', '=', activationId),
-        ),
-      );
+      const linked = { task_id: taskId };
+      await tx.write(updateRow(tx.db, 'weave_activations', linked, ctx.namespaceId, activationId));
     }
     if (d.node === 'POLL' && roundId !== undefined) {
       await tx.write(

@@ -5,7 +5,7 @@
  * closed (runtime.md §4.2).
  */
 import type { FailDecision } from '@weave/engine';
-import { shaped } from '../../store/statement-shapes.js';
+import { updateRow } from '../../store/update-row.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { StepWrite } from '../model/snapshot-rows.js';
 import { cancelOpenTask, cancelRounds, closeWaitsOf } from './cancel-leaves.js';
@@ -31,65 +31,26 @@ export async function persistRound(
   }
   for (const w of round.writes) {
     const error = errors.get(w.stepId);
-    const finished = FINISHED.has(w.status);
-    const cancelRequested = w.cancelRequested ? 1 : 0;
-    await tx.write(
-      shaped(
-        tx.db,
-        `step write${error === undefined ? '' : ' failed'}${finished ? ' finished' : ''}`,
-        [
-          w.status,
-          w.revision,
-          w.output,
-          w.caseIndex,
-          w.completedBy,
-          cancelRequested,
-          ...(error === undefined ? [] : [error.code, error.message]),
-          ...(finished ? [tx.now] : []),
-          tx.now,
-          ns,
-          w.stepRowId,
-        ],
-        () =>
-          tx.db
-            .updateTable('weave_steps')
-            .set({
-              status: w.status,
-              revision: w.revision,
-              output: w.output,
-              case_index: w.caseIndex,
-              completed_by: w.completedBy,
-              cancel_requested: cancelRequested,
-              ...(error === undefined
-                ? {}
-                : { error_code: error.code, error_message: error.message }),
-              ...(finished ? { finished_at: tx.now } : {}),
-              updated_at: tx.now,
-            })
-            .where('namespace_id', '=', ns)
-            .where('id', '=', w.stepRowId),
-      ),
-    );
+    const set = {
+      status: w.status,
+      revision: w.revision,
+      output: w.output,
+      case_index: w.caseIndex,
+      completed_by: w.completedBy,
+      cancel_requested: w.cancelRequested ? 1 : 0,
+      ...(error === undefined ? {} : { error_code: error.code, error_message: error.message }),
+      ...(FINISHED.has(w.status) ? { finished_at: tx.now } : {}),
+      updated_at: tx.now,
+    };
+    await tx.write(updateRow(tx.db, 'weave_steps', set, ns, w.stepRowId));
   }
   for (const a of round.settlements.activations) {
-    const finished = FINISHED.has(a.status);
-    await tx.write(
-      shaped(
-        tx.db,
-        `activation settled${finished ? ' finished' : ''}`,
-        [a.status, a.lastTaskRevision, ...(finished ? [tx.now] : []), ns, a.id],
-        () =>
-          tx.db
-            .updateTable('weave_activations')
-            .set({
-              status: a.status,
-              last_task_revision: a.lastTaskRevision,
-              ...(finished ? { finished_at: tx.now } : {}),
-            })
-            .where('namespace_id', '=', ns)
-            .where('id', '=', a.id),
-      ),
-    );
+    const set = {
+      status: a.status,
+      last_task_revision: a.lastTaskRevision,
+      ...(FINISHED.has(a.status) ? { finished_at: tx.now } : {}),
+    };
+    await tx.write(updateRow(tx.db, 'weave_activations', set, ns, a.id));
   }
   // A composite (or `$root`) that finished ends its activation too; leaves were settled above.
   for (const status of ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const) {
