@@ -54,6 +54,9 @@ export async function insertApplication(
       application_id: id,
       namespace_id: namespaceId,
       max_active_tasks: input.maxActiveTasks,
+      // Exact: a new application has no task (pulse/admission.ts; the column's default, unknown,
+      // would make its first admission count, and one left to the commit run twice).
+      active_bound: 0,
       updated_at: tx.now,
     })
     .execute();

@@ -14,6 +14,9 @@
  * A deep backlog therefore costs one count per (limit − active) submits instead of one per submit
  * (docs/design/pulse.md "Quota"). The only other way into the active set, an operator's review
  * retry, marks the bound unknown (`forgetActiveBound`).
+ *
+ * On MariaDB/MySQL an admission not handed the locked row leaves both checks to the database at
+ * commit (`boundAtCommit`): the row is then locked by that update, in the commit's packet.
  */
 import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
@@ -116,6 +119,10 @@ export async function admitTasks(tx: Tx, batch: BatchAdmission, locked?: QuotaRo
   if (total === 0) {
     return;
   }
+  if (locked === undefined && tx.admitAtCommit) {
+    await tx.write(boundAtCommit(tx, batch, total));
+    return;
+  }
   const quota = locked ?? (await lockQuota(tx, batch));
   if (quota === undefined) {
     throw new Error(`application ${batch.applicationId} has no quota row`);
@@ -148,6 +155,34 @@ export async function admitTasks(tx: Tx, batch: BatchAdmission, locked?: QuotaRo
       .set({ active_bound: bound + BigInt(total) })
       .where('application_id', '=', batch.applicationId)
       .where('namespace_id', '=', batch.namespaceId),
+  );
+}
+
+/**
+ * The admission left to the database (`tx.admitAtCommit`): a deferred update that travels in the
+ * packet of the transaction's next answered statement (on a workflow round, its COMMIT), so the
+ * quota row is locked only while that packet runs and its read costs no round trip. The bound
+ * grows by `total` when the checks below (no counting) would admit: within the quota and within
+ * every queue's capacity. Otherwise it sets NULL, which fails the statement under
+ * STRICT_TRANS_TABLES, and with it the transaction; withTx runs that again with the exact
+ * admission (retry reason `admission`, store/dialect.ts). `max_active_tasks - total`, not
+ * `active_bound + total`: an unknown bound is BIGINT's maximum, and the sum would overflow.
+ */
+function boundAtCommit(tx: Tx, batch: BatchAdmission, total: number) {
+  const room = Math.min(...batch.queues.map((q) => q.capacity - q.count));
+  const { applicationId, namespaceId } = batch;
+  return shaped(
+    tx.db,
+    'quota bound at commit',
+    [total, room, total, applicationId, namespaceId],
+    () =>
+      tx.db
+        .updateTable('application_quotas')
+        .set({
+          active_bound: sql<bigint>`CASE WHEN active_bound <= LEAST(max_active_tasks - ${total}, ${room}) THEN active_bound + ${total} ELSE NULL END`,
+        })
+        .where('application_id', '=', applicationId)
+        .where('namespace_id', '=', namespaceId),
   );
 }
 

@@ -20,6 +20,7 @@ import type { BlockTable } from './id-blocks.js';
 import { IdBlocks } from './id-blocks.js';
 import type { Observations } from './observations.js';
 import { NO_OBSERVATIONS } from './observations.js';
+import { AdmissionsAtCommit } from './admissions-at-commit.js';
 
 export interface Database {
   readonly kysely: Kysely<Schema>;
@@ -46,6 +47,8 @@ export interface Database {
    * with `runners`. SQLite: none (the inserts' RETURNING costs no round trip there).
    */
   readonly ids: IdBlocks | undefined;
+  /** Whether admissions are left to the commit now (store/admissions-at-commit.ts). */
+  readonly admissions: AdmissionsAtCommit;
   close(): Promise<void>;
 }
 
@@ -71,10 +74,13 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   return config.kind === 'mysql' ? openMysql(config, options) : openSqlite(config, options);
 }
 
-/** The session's sql_mode without NO_BACKSLASH_ESCAPES, every other mode kept. */
-const WITHOUT_NO_BACKSLASH_ESCAPES =
-  "SET SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), " +
-  "',NO_BACKSLASH_ESCAPES,', ','))";
+/**
+ * The session's sql_mode with STRICT_TRANS_TABLES and without NO_BACKSLASH_ESCAPES, every other
+ * mode kept (a mode named twice is kept once).
+ */
+export const SESSION_SQL_MODE =
+  "SET SESSION sql_mode = CONCAT('STRICT_TRANS_TABLES,', TRIM(BOTH ',' FROM " +
+  "REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ',')))";
 
 function openMysql(config: MysqlConfig, options: OpenOptions): Database {
   const kysely = mysqlKysely(config, options, options.poolSize ?? 10);
@@ -84,6 +90,7 @@ function openMysql(config: MysqlConfig, options: OpenOptions): Database {
   const base = {
     ids: new IdBlocks((table, size) => reserveIds(reserving, table, size)),
     dialect: mysqlDialect,
+    admissions: new AdmissionsAtCommit(),
     config,
     description: describeConnection(config),
     sqliteHandle: undefined,
@@ -183,7 +190,9 @@ function mysqlKysely(config: MysqlConfig, options: OpenOptions, connectionLimit:
           // mysql2 binds parameters by escaping them into the text with backslashes (`'` → `\'`).
           // Under NO_BACKSLASH_ESCAPES (a server's sql_mode may carry it) `\'` ends the string
           // and the rest of a value runs as SQL — with multipleStatements, as a stacked statement.
-          await run(WITHOUT_NO_BACKSLASH_ESCAPES);
+          // STRICT_TRANS_TABLES: a NULL into a NOT NULL column fails the statement instead of
+          // writing 0 with a warning; an admission refused at commit relies on it (dialect.ts).
+          await run(SESSION_SQL_MODE);
         },
       },
       onStatement,
@@ -212,6 +221,7 @@ function openSqlite(config: { kind: 'sqlite'; path: string }, options: OpenOptio
   const database: Database = {
     kysely,
     dialect: sqliteDialect,
+    admissions: new AdmissionsAtCommit(),
     config,
     description: describeConnection(config),
     sqliteHandle: handle,

@@ -35,13 +35,34 @@ export interface Dialect {
   once<T>(name: string, value: RawBuilder<T>): { set?: RawBuilder<unknown>; ref: RawBuilder<T> };
   /** String concatenation of SQL expressions (numbers become their decimal text). */
   concat(parts: readonly RawBuilder<unknown>[]): RawBuilder<string>;
+  /**
+   * Whether an admission may be left to the database until the commit's packet
+   * (pulse/admission.ts `boundAtCommit`, `Tx.admitAtCommit`): MariaDB/MySQL, where it saves the
+   * quota read's round trip and holds the quota row only while that packet runs. Not SQLite: a
+   * read costs no round trip there, and its one writer holds every lock anyway.
+   */
+  readonly admitsAtCommit: boolean;
   /** The retry class of an error thrown by the driver, if the transaction may simply be re-run. */
   retryableReason(error: unknown): RetryReason | undefined;
   isUniqueViolation(error: unknown): boolean;
   isConnectionError(error: unknown): boolean;
 }
 
-export type RetryReason = 'deadlock' | 'lock_wait_timeout' | 'busy';
+/**
+ * `admission`: an admission left to the commit (`admitsAtCommit`) found the quota or a queue at
+ * its limit; the transaction runs again with the exact admission, which counts.
+ */
+export type RetryReason = 'deadlock' | 'lock_wait_timeout' | 'busy' | 'admission';
+
+/**
+ * The error of `boundAtCommit` (pulse/admission.ts) refusing: it sets NULL into the NOT NULL
+ * `application_quotas.active_bound`, which STRICT_TRANS_TABLES (every session, database.ts) makes
+ * ER_BAD_NULL_ERROR. No other statement sets that column to NULL.
+ */
+function refusedAtCommit(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return errorProperty(error, 'errno') === 1048 && message.includes("'active_bound'");
+}
 
 function errorProperty(error: unknown, key: 'code' | 'errno'): unknown {
   return typeof error === 'object' && error !== null
@@ -73,10 +94,14 @@ export const mysqlDialect: Dialect = {
     ref: sql<T>`${sql.raw(`@weave_${name}`)}`,
   }),
   concat: (parts) => sql<string>`CONCAT(${sql.join(parts)})`,
+  admitsAtCommit: true,
   retryableReason(error) {
     const errno = errorProperty(error, 'errno');
     if (errno === 1213) {
       return 'deadlock';
+    }
+    if (refusedAtCommit(error)) {
+      return 'admission';
     }
     return errno === 1205 ? 'lock_wait_timeout' : undefined;
   },
@@ -102,6 +127,7 @@ export const sqliteDialect: Dialect = {
       parts.map((part) => sql`(${part})`),
       sql` || `,
     )})`,
+  admitsAtCommit: false,
   retryableReason(error) {
     const code = errorProperty(error, 'code');
     return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' ? 'busy' : undefined;

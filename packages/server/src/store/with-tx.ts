@@ -47,6 +47,12 @@ export interface Tx {
   /** The database clock, read once when the transaction began (Unix microseconds). */
   readonly now: Micros;
   readonly dialect: Dialect;
+  /**
+   * Admissions may be left to the database until the commit's packet (pulse/admission.ts
+   * `boundAtCommit`): the dialect allows it, no admission of this process was refused at commit
+   * lately (store/admissions-at-commit.ts), and this is not the run again after such a refusal.
+   */
+  readonly admitAtCommit: boolean;
   /** Run after a successful commit (e.g. wake long-polls); never on rollback. */
   afterCommit(fn: () => void): void;
   /**
@@ -83,6 +89,8 @@ const RETRY_BASE_MS: Readonly<Record<RetryReason, number>> = {
   deadlock: 2,
   lock_wait_timeout: 20,
   busy: 10,
+  // Nothing to wait for: the run again counts exactly.
+  admission: 0,
 };
 
 export interface TxOptions {
@@ -104,13 +112,18 @@ export async function withTx<T>(
   options: TxOptions = {},
 ): Promise<T> {
   const maxAttempts = options.maxAttempts ?? 6;
+  let admitAtCommit = database.dialect.admitsAtCommit && database.admissions.allowed;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runOnce(database, fn, options.hooks);
+      return await runOnce(database, fn, options.hooks, admitAtCommit);
     } catch (e: unknown) {
       const reason = database.dialect.retryableReason(e);
       if (reason === undefined || attempt >= maxAttempts) {
         throw normaliseDriverError(database.dialect, e);
+      }
+      if (reason === 'admission') {
+        database.admissions.refused();
+        admitAtCommit = false;
       }
       options.onRetry?.(reason, attempt);
       await sleep(Math.random() * RETRY_BASE_MS[reason] * 2 ** attempt);
@@ -122,6 +135,7 @@ async function runOnce<T>(
   database: Database,
   fn: (tx: Tx) => Promise<T>,
   txHooks: TxHooks | undefined,
+  admitAtCommit: boolean,
 ): Promise<T> {
   const hooks: (() => void)[] = [];
   const before: (() => Promise<void>)[] = [];
@@ -136,6 +150,7 @@ async function runOnce<T>(
         db,
         now,
         dialect: database.dialect,
+        admitAtCommit,
         wakeUps: database.wakeUps,
         observe: database.observations,
         async write(query) {

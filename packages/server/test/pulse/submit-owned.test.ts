@@ -4,47 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getQueue } from '../../src/pulse/queues.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/pulse/retry-policy.js';
-import type { OwnedTask } from '../../src/pulse/submit-owned.js';
 import { submitOwnedTasks } from '../../src/pulse/submit-owned.js';
 import { forEachDialect } from '../support/databases.js';
-import { createPulseFixture } from '../support/pulse.js';
+import { createPulseFixture, ownedTaskSpecs } from '../support/pulse.js';
 import type { PulseFixture } from '../support/pulse.js';
 
 forEachDialect((dialect) => {
   describe(`owned tasks of a workflow round on ${dialect}`, () => {
     let f: PulseFixture;
-    let ownerSeq = 0;
     before(async () => {
       f = await createPulseFixture(dialect, { maxActiveTasks: 12, capacity: 6 });
     });
     after(() => f.close());
 
-    const specs = (n: number, input = (i: number) => `{"i":${i}}`) =>
-      f.tx(async (tx) => {
-        const queue = await getQueue(tx, f.namespaceId, f.queue);
-        const { application_id } = await tx.db
-          .selectFrom('queues')
-          .select('application_id')
-          .where('namespace_id', '=', f.namespaceId)
-          .where('id', '=', queue.id)
-          .executeTakeFirstOrThrow();
-        return Array.from({ length: n }, (_, i): OwnedTask => ({
-          namespaceId: f.namespaceId,
-          applicationId: String(application_id),
-          queueId: queue.id,
-          queueName: queue.name,
-          capacity: queue.capacity,
-          input: input(i),
-          idempotent: true,
-          priority: 0,
-          deadlineAt: tx.now + 60_000_000n,
-          retry: DEFAULT_RETRY_POLICY,
-          resultStreamId: null,
-          owner: { kind: 'workflow_activation', id: String(1000 + ++ownerSeq) },
-        }));
-      });
+    const specs = (n: number, input?: (i: number) => string) => ownedTaskSpecs(f, n, input);
 
     test('creates every task in the order given, owned, PENDING at revision 1 with its raw event', async () => {
       const given = await specs(4, (i) => `{"i":${i},"big":12345678901234567890}`);

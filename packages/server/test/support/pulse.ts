@@ -9,7 +9,8 @@ import { ensureNamespace } from '../../src/auth/namespaces.js';
 import { claimTasks } from '../../src/pulse/claim-tasks.js';
 import type { ClaimedTask, ClaimRequest } from '../../src/pulse/claim-tasks.js';
 import type { CompleteRequest, Completion } from '../../src/pulse/complete-attempt.js';
-import { createQueue } from '../../src/pulse/queues.js';
+import { createQueue, getQueue } from '../../src/pulse/queues.js';
+import type { OwnedTask } from '../../src/pulse/submit-owned.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/pulse/retry-policy.js';
 import type { SubmitInput } from '../../src/pulse/submit-task.js';
 import { submitTask } from '../../src/pulse/submit-task.js';
@@ -114,6 +115,42 @@ export async function submitDefault(
     retry: DEFAULT_RETRY_POLICY,
   };
   return (await submitTask(tx, { ...defaults, ...input })).task;
+}
+
+let ownerSeq = 0;
+
+/**
+ * `n` tasks of a workflow round for the fixture's queue (`submitOwnedTasks`), each owned by an
+ * activation of its own; `input(i)` gives the i-th input.
+ */
+export function ownedTaskSpecs(
+  f: PulseFixture,
+  n: number,
+  input: (i: number) => string = (i) => `{"i":${i}}`,
+): Promise<OwnedTask[]> {
+  return f.tx(async (tx) => {
+    const queue = await getQueue(tx, f.namespaceId, f.queue);
+    const { application_id } = await tx.db
+      .selectFrom('queues')
+      .select('application_id')
+      .where('namespace_id', '=', f.namespaceId)
+      .where('id', '=', queue.id)
+      .executeTakeFirstOrThrow();
+    return Array.from({ length: n }, (_, i): OwnedTask => ({
+      namespaceId: f.namespaceId,
+      applicationId: String(application_id),
+      queueId: queue.id,
+      queueName: queue.name,
+      capacity: queue.capacity,
+      input: input(i),
+      idempotent: true,
+      priority: 0,
+      deadlineAt: tx.now + 60_000_000n,
+      retry: DEFAULT_RETRY_POLICY,
+      resultStreamId: null,
+      owner: { kind: 'workflow_activation', id: String(1000 + ++ownerSeq) },
+    }));
+  });
 }
 
 /** Sets an instant on the task and, for its live attempt, the matching column. */

@@ -42,7 +42,8 @@ forEachDialect((dialect) => {
         'rounds to consume',
         'pinned version',
         'version queues',
-        'quota of application',
+        // MariaDB leaves a round's admission to the commit (pulse/admission.ts boundAtCommit).
+        dialect === 'mysql' ? 'quota bound at commit' : 'quota of application',
         'insert weave_inbox',
         'update weave_steps',
         'update weave_activations',
