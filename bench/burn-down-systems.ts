@@ -21,6 +21,16 @@ import type { WorkerConfig } from './burn-down-worker.js';
 const WEAVE_BIN = fileURLToPath(new URL('../../packages/server/bin/weave.js', import.meta.url));
 const MYSQL = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
 const PG_ADMIN = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * How the systems measured reach their database (`--transport`, burn-down.ts): `socket` (the
+ * default since run 40) over the server's Unix socket, Pulse's MariaDB (`?socket=`) and the
+ * PostgreSQL peers alike; `tcp` over 127.0.0.1, as runs 1–39. The harness's own connections
+ * (set-up, drain checks, counters) use TCP either way.
+ */
+function overSockets(): boolean {
+  return process.env['WEAVE_BENCH_TRANSPORT'] !== 'tcp';
+}
 const QUEUE = 'noop';
 const NAMESPACE = 'bench';
 const APP = 'bench';
@@ -198,7 +208,13 @@ export class PulseSystem implements System {
       this.#sql = await createConnection(MYSQL);
       await this.#sql.query(`CREATE DATABASE ${this.#dbName}`);
       await this.#sql.query(`USE ${this.#dbName}`);
-      this.#db = `mysql://root@127.0.0.1:3306/${this.#dbName}`;
+      if (overSockets()) {
+        const [rows] = await this.#sql.query('SELECT @@socket AS s');
+        const socket = String((rows as { s: string }[])[0]?.s);
+        this.#db = `mysql://root@localhost/${this.#dbName}?socket=${socket}`;
+      } else {
+        this.#db = `mysql://root@127.0.0.1:3306/${this.#dbName}`;
+      }
     } else {
       this.#dir = mkdtempSync(join(tmpdir(), 'weave-bench-'));
       this.#db = join(this.#dir, 'weave.sqlite');
@@ -320,7 +336,10 @@ export class PulseSystem implements System {
 
 abstract class PgSystem {
   protected readonly dbName = `weave_bench_${process.pid}_${Date.now()}`;
-  protected readonly url = `postgres://postgres@127.0.0.1:5432/${this.dbName}`;
+  /** The systems' own URL (`overSockets`); set by `createDatabase`. */
+  protected url = '';
+  /** The harness's URL (TCP). */
+  protected readonly harnessUrl = `postgres://postgres@127.0.0.1:5432/${this.dbName}`;
   protected probe: pg.Client | undefined;
   ownQueries = 0;
   readonly serverPids: readonly number[] = [];
@@ -329,13 +348,20 @@ abstract class PgSystem {
     const admin = new pg.Client(PG_ADMIN);
     await admin.connect();
     await admin.query(`CREATE DATABASE ${this.dbName}`);
+    const dirs = await admin.query<{ d: string }>(
+      "SELECT current_setting('unix_socket_directories') AS d",
+    );
     await admin.end();
+    const dir = String(dirs.rows[0]?.d).split(',')[0]?.trim();
+    this.url = overSockets()
+      ? `postgres://postgres@/${this.dbName}?host=${encodeURIComponent(dir ?? '')}`
+      : this.harnessUrl;
   }
 
   /** Whether `sql` returns a row, on the harness's own connection (counted in `ownQueries`). */
   protected async exists(sql: string, params: unknown[] = []): Promise<boolean> {
     if (this.probe === undefined) {
-      this.probe = new pg.Client(this.url);
+      this.probe = new pg.Client(this.harnessUrl);
       await this.probe.connect();
     }
     this.ownQueries++;

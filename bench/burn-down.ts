@@ -52,11 +52,13 @@ interface Options {
   readonly rounds: number;
   readonly inputBytes: number;
   readonly handlerMs: number;
+  /** How the systems reach their database (burn-down-systems.ts `overSockets`). */
+  readonly transport: 'socket' | 'tcp';
 }
 
 const USAGE =
   'usage: node bench/build/burn-down.js [--jobs N] [--rate N] [--paced-seconds N] ' +
-  '[--only id,id,…] [--rounds N] [--input-bytes N] [--handler-ms N]';
+  '[--only id,id,…] [--rounds N] [--input-bytes N] [--handler-ms N] [--transport socket|tcp]';
 const FLAGS = new Set([
   '--jobs',
   '--rate',
@@ -65,12 +67,14 @@ const FLAGS = new Set([
   '--rounds',
   '--input-bytes',
   '--handler-ms',
+  '--transport',
 ]);
 
 function parseOptions(argv: readonly string[]): Options {
   // Every flag takes a value; anything else (`--help` too) prints the usage instead of running.
   for (let i = 0; i < argv.length; i += 2) {
-    if (!FLAGS.has(argv[i] as string) || argv[i + 1] === undefined) {
+    const bad = argv[i] === '--transport' && argv[i + 1] !== 'socket' && argv[i + 1] !== 'tcp';
+    if (!FLAGS.has(argv[i] as string) || argv[i + 1] === undefined || bad) {
       process.stderr.write(
         `${USAGE}\nvariants: ${Object.keys({ ...VARIANTS, ...SWEEP_VARIANTS }).join(', ')}\n`,
       );
@@ -91,6 +95,7 @@ function parseOptions(argv: readonly string[]): Options {
     rounds: Math.max(1, Number(get('rounds') ?? 1)),
     inputBytes: Number(get('input-bytes') ?? 0),
     handlerMs: Number(get('handler-ms') ?? 0),
+    transport: get('transport') === 'tcp' ? 'tcp' : 'socket',
   };
 }
 
@@ -297,6 +302,7 @@ function sleep(ms: number): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  process.env['WEAVE_BENCH_TRANSPORT'] = options.transport;
   padInputsTo(options.inputBytes);
   handlersTake(options.handlerMs);
   const ids = options.only ?? Object.keys(VARIANTS);
@@ -329,6 +335,7 @@ async function main(): Promise<void> {
       `, ${PROCESSES} worker processes × ` +
       `${CONCURRENCY_PER_PROCESS}; paced ${options.rate}/s × ${options.pacedSeconds} s` +
       (options.rounds > 1 ? `; ${options.rounds} rounds` : '') +
+      `; databases reached over ${options.transport === 'tcp' ? 'TCP (127.0.0.1)' : 'their Unix sockets'}` +
       '\n',
   );
   for (const [i, rows] of rounds.entries()) {

@@ -11,7 +11,11 @@ import type { Pool, ResultSetHeader } from 'mysql2';
 import { CoalescingMysqlDialect, SequentialSqliteDialect } from './coalescing-driver.js';
 import type { StatementHook } from './coalescing-driver.js';
 import type { ConnectionConfig, MysqlConfig } from './connection-url.js';
-import { describeConnection, parseConnectionUrl } from './connection-url.js';
+import {
+  describeConnection,
+  mysqlConnectionOptions,
+  parseConnectionUrl,
+} from './connection-url.js';
 import type { Dialect } from './dialect.js';
 import { mysqlDialect, sqliteDialect } from './dialect.js';
 import type { Schema } from './schema.js';
@@ -131,11 +135,7 @@ function reservingPool(config: MysqlConfig): Pool {
 
 function poolBase(config: MysqlConfig) {
   return {
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password,
-    database: config.database,
+    ...mysqlConnectionOptions(config),
     // BIGINT as decimal strings: ids and microsecond instants never pass through float64.
     supportBigNumbers: true,
     bigNumberStrings: true,

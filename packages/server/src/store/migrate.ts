@@ -8,6 +8,7 @@ import type { Connection } from 'mysql2/promise';
 import { createConnection } from 'mysql2/promise';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { MysqlConfig } from './connection-url.js';
+import { mysqlConnectionOptions } from './connection-url.js';
 import type { Database } from './database.js';
 import type { MigrationFile } from './migration-files.js';
 import { loadMigrationFiles, MIGRATIONS_TABLE_SQL } from './migration-files.js';
@@ -60,7 +61,7 @@ export function pendingMigrations(files: readonly MigrationFile[], applied: read
 async function migrateMysql(config: MysqlConfig): Promise<MigrateResult> {
   const files = loadMigrationFiles('mysql');
   // multipleStatements only on this connection (STYLE.md §3).
-  const { kind: _kind, ...connection } = config;
+  const connection = mysqlConnectionOptions(config);
   const conn = await createConnection({
     ...connection,
     multipleStatements: true,

@@ -9,7 +9,7 @@
  */
 import { createPool } from 'mysql2/promise';
 import { WeaveClient, Worker } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
+import { mysqlConnectionOptions, parseConnectionUrl } from '../../src/store/connection-url.js';
 import { seededRandom } from '../support/random.js';
 
 const [url, namespace, apiKey, queue, dbUrl, seed] = process.argv.slice(2);
@@ -30,7 +30,7 @@ async function runWorker(args: {
   if (config.kind !== 'mysql') {
     throw new Error('the crash worker needs a mysql:// ledger URL');
   }
-  const { kind: _kind, ...connection } = config;
+  const connection = mysqlConnectionOptions(config);
   const ledger = createPool({ ...connection, connectionLimit: 4 });
   const client = new WeaveClient({
     url: args.url,

@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { WeaveClient } from '@weave/sdk';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
+import { mysqlConnectionOptions, parseConnectionUrl } from '../../src/store/connection-url.js';
 import type { TestDatabase } from './databases.js';
 import { track } from './leaks.js';
 import { runWeave, startWeave } from './processes.js';
@@ -94,7 +94,7 @@ export class CrashCluster {
     this.#key = (JSON.parse(boot.stdout) as { key: string }).key;
     const config = parseConnectionUrl(this.db.url);
     assert.ok(config.kind === 'mysql');
-    const { kind: _kind, ...connection } = config;
+    const connection = mysqlConnectionOptions(config);
     this.#sql = await createConnection(connection);
     await prepare(this.sql);
     for (let i = 0; i < 2; i++) {

@@ -36,12 +36,13 @@ async function probeMysql(): Promise<boolean> {
   }
 }
 
-function mysqlBase(): Omit<MysqlConfig, 'kind'> {
+/** Host and port: the test databases' URLs are built from them (over TCP, not a socket). */
+function mysqlBase(): Omit<MysqlConfig, 'kind' | 'socketPath'> {
   const config = parseConnectionUrl(MYSQL_BASE_URL);
   if (config.kind !== 'mysql') {
     throw new Error('WEAVE_TEST_MYSQL_URL must be a mysql:// URL');
   }
-  const { kind: _kind, ...connection } = config;
+  const { kind: _kind, socketPath: _socket, ...connection } = config;
   return connection;
 }
 

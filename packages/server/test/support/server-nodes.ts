@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { parseConnectionUrl } from '../../src/store/connection-url.js';
+import { mysqlConnectionOptions, parseConnectionUrl } from '../../src/store/connection-url.js';
 import { runWeave, startWeave } from './processes.js';
 import type { Running } from './processes.js';
 
@@ -49,7 +49,7 @@ export async function startServerNode(
 export async function connectMysql(dbUrl: string): Promise<Connection> {
   const config = parseConnectionUrl(dbUrl);
   assert.ok(config.kind === 'mysql');
-  const { kind: _kind, ...connection } = config;
+  const connection = mysqlConnectionOptions(config);
   return createConnection(connection);
 }
 
