@@ -31,6 +31,14 @@ const PG_ADMIN = 'postgres://postgres@127.0.0.1:5432/postgres';
 function overSockets(): boolean {
   return process.env['WEAVE_BENCH_TRANSPORT'] !== 'tcp';
 }
+
+/** The socket (or socket directory) a server reports; none: the run stops, naming `--transport tcp`. */
+function socketOrThrow(path: string | null | undefined, server: string): string {
+  if (path === undefined || path === null || path === '') {
+    throw new Error(`${server} reports no Unix socket: run with --transport tcp`);
+  }
+  return path;
+}
 const QUEUE = 'noop';
 const NAMESPACE = 'bench';
 const APP = 'bench';
@@ -210,7 +218,7 @@ export class PulseSystem implements System {
       await this.#sql.query(`USE ${this.#dbName}`);
       if (overSockets()) {
         const [rows] = await this.#sql.query('SELECT @@socket AS s');
-        const socket = String((rows as { s: string }[])[0]?.s);
+        const socket = socketOrThrow((rows as { s: string | null }[])[0]?.s, 'MariaDB');
         this.#db = `mysql://root@localhost/${this.#dbName}?socket=${socket}`;
       } else {
         this.#db = `mysql://root@127.0.0.1:3306/${this.#dbName}`;
@@ -348,14 +356,15 @@ abstract class PgSystem {
     const admin = new pg.Client(PG_ADMIN);
     await admin.connect();
     await admin.query(`CREATE DATABASE ${this.dbName}`);
-    const dirs = await admin.query<{ d: string }>(
-      "SELECT current_setting('unix_socket_directories') AS d",
-    );
+    this.url = this.harnessUrl;
+    if (overSockets()) {
+      const dirs = await admin.query<{ d: string }>(
+        "SELECT current_setting('unix_socket_directories') AS d",
+      );
+      const dir = socketOrThrow(dirs.rows[0]?.d.split(',')[0]?.trim(), 'PostgreSQL');
+      this.url = `postgres://postgres@/${this.dbName}?host=${encodeURIComponent(dir)}`;
+    }
     await admin.end();
-    const dir = String(dirs.rows[0]?.d).split(',')[0]?.trim();
-    this.url = overSockets()
-      ? `postgres://postgres@/${this.dbName}?host=${encodeURIComponent(dir ?? '')}`
-      : this.harnessUrl;
   }
 
   /** Whether `sql` returns a row, on the harness's own connection (counted in `ownQueries`). */
