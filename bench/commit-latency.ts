@@ -9,6 +9,7 @@
  */
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
+import { onlyIntFlag } from './int-flag.js';
 
 const TABLE = `weave_commit_probe_${process.pid}`;
 
@@ -61,16 +62,7 @@ async function postgres(n: number): Promise<number[]> {
   }
 }
 
-const at = process.argv.indexOf('--commits');
-const n = at === -1 ? 400 : Number(process.argv[at + 1]);
-if (
-  !Number.isInteger(n) ||
-  n < 1 ||
-  process.argv.slice(2).some((a) => a.startsWith('--') && a !== '--commits')
-) {
-  console.error('usage: node bench/build/commit-latency.js [--commits N]');
-  process.exit(2);
-}
+const n = onlyIntFlag('--commits', 400, 'node bench/build/commit-latency.js [--commits N]');
 const rows = [
   ['MariaDB (innodb_flush_log_at_trx_commit = 1)', await mariadb(n)],
   ['PostgreSQL (fsync, synchronous_commit on)', await postgres(n)],
