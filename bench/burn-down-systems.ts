@@ -355,16 +355,21 @@ abstract class PgSystem {
   protected async createDatabase(): Promise<void> {
     const admin = new pg.Client(PG_ADMIN);
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${this.dbName}`);
-    this.url = this.harnessUrl;
-    if (overSockets()) {
-      const dirs = await admin.query<{ d: string }>(
-        "SELECT current_setting('unix_socket_directories') AS d",
-      );
-      const dir = socketOrThrow(dirs.rows[0]?.d.split(',')[0]?.trim(), 'PostgreSQL');
-      this.url = `postgres://postgres@/${this.dbName}?host=${encodeURIComponent(dir)}`;
+    try {
+      await admin.query(`CREATE DATABASE ${this.dbName}`);
+      this.url = overSockets() ? await this.#socketUrl(admin) : this.harnessUrl;
+    } finally {
+      await admin.end();
     }
-    await admin.end();
+  }
+
+  /** The database's URL over the server's first Unix socket directory. */
+  async #socketUrl(admin: pg.Client): Promise<string> {
+    const dirs = await admin.query<{ d: string }>(
+      "SELECT current_setting('unix_socket_directories') AS d",
+    );
+    const dir = socketOrThrow(dirs.rows[0]?.d.split(',')[0]?.trim(), 'PostgreSQL');
+    return `postgres://postgres@/${this.dbName}?host=${encodeURIComponent(dir)}`;
   }
 
   /** Whether `sql` returns a row, on the harness's own connection (counted in `ownQueries`). */
