@@ -3,8 +3,9 @@
  * reads over a working set, alone and then as two processes at once, its CPU time compared. A
  * working set that fits a core's own cache shows what the cores compute side by side; a larger
  * one shows what they lose to the cache and memory they share. The burn-down's one-node variant
- * keeps about 1.5 cores busy and its two-node variant, like graphile-worker, both, so this is
- * the figure that moves the two-node line from machine to machine (docs/design/hot-path.md §28).
+ * keeps about 1.5 cores busy and its two-node variant, like graphile-worker, both. This figure
+ * moves from machine to machine and run to run; what two nodes pay on top of it is mostly two
+ * servers taking turns on each core and twice the groups (docs/design/hot-path.md §28, §29).
  *
  *   node bench/build/core-sharing.js [--reads N]
  */
