@@ -5,7 +5,8 @@
 // Node 20 would also run every other `.js` file below a `test` folder (worker and sender scripts
 // that tests start as child processes).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Every `*.test.js` below `dir`, sorted. */
@@ -27,14 +28,28 @@ if (process.env.CI === 'true' && !process.env.WEAVE_TEST_MYSQL_URL) {
 }
 
 const concurrency = process.env.WEAVE_TEST_CONCURRENCY ?? '3';
+// TAP on stdout as before (CI reads its summary lines); the failed tests also go to a file that is
+// printed again after the summary (scripts/failures-reporter.js).
+const failuresDir = mkdtempSync(join(tmpdir(), 'weave-test-failures-'));
+const failuresFile = join(failuresDir, 'failures.txt');
 const result = spawnSync(
   process.execPath,
   [
     '--test',
     `--test-concurrency=${concurrency}`,
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(root, 'scripts', 'failures-reporter.js')}`,
+    `--test-reporter-destination=${failuresFile}`,
     ...process.argv.slice(2),
     ...dirs.flatMap(testFiles),
   ],
   { stdio: 'inherit' },
 );
+const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : '';
+rmSync(failuresDir, { recursive: true, force: true });
+if (failures) {
+  console.log('# the failed tests again, with their files and errors:');
+  console.log(failures.replace(/^/gm, '# ').trimEnd());
+}
 process.exit(result.status ?? 1);
