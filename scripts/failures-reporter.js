@@ -22,7 +22,7 @@ export default async function* failuresReporter(source) {
     } else if (event.type === 'test:stdout' || event.type === 'test:stderr') {
       for (const line of String(event.data.message).split('\n')) {
         if (/WEAVE_[A-Z_]+=/.test(line)) {
-          replay.set(file, [...(replay.get(file) ?? []), line.trim()]);
+          replay.set(file, (replay.get(file) ?? new Set()).add(line.trim()));
         }
       }
     } else if (event.type === 'test:fail') {
@@ -40,7 +40,7 @@ export default async function* failuresReporter(source) {
   }
   // At the end: a file's printed lines may come after its failures.
   for (const { file, text } of failures) {
-    const lines = [...new Set(replay.get(file) ?? [])].map((l) => `  printed: ${l}\n`).join('');
+    const lines = [...(replay.get(file) ?? [])].map((l) => `  printed: ${l}\n`).join('');
     yield `${text}${lines}\n`;
   }
 }
