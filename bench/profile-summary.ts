@@ -1,0 +1,173 @@
+/**
+ * Where a process's main thread went, from a V8 `--cpu-prof` profile: its busy time by module
+ * (an npm package, a file of a workspace package, a Node module, the collector), as self time
+ * and as inclusive time (a module counted once per sample if anywhere on the stack), optionally
+ * only inside a window and per job. The burn-down prints its drain's window on the profile's
+ * clock when the server runs with profiler flags (docs/benchmarks.md "Profiles of a drain"):
+ *
+ *   WEAVE_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" \
+ *     node bench/build/burn-down.js --only pulse-mariadb-1-sdk --jobs 20000 --rounds 1
+ *   node bench/build/profile-summary.js /tmp/prof/CPU.*.cpuprofile \
+ *     [--from µs --to µs] [--jobs 20000] [--top 25]
+ *
+ * Sample times are wall time on the main thread: a sample taken while the thread was runnable
+ * but descheduled counts as busy, and a socket write's share is time, not CPU (hot-path.md §23).
+ */
+import { readFileSync } from 'node:fs';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+}
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
+}
+
+interface Profile {
+  readonly nodes: readonly ProfileNode[];
+  readonly startTime: number;
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+const USAGE =
+  'node bench/build/profile-summary.js <file.cpuprofile> [--from µs] [--to µs] [--jobs N] [--top N]';
+
+interface Options {
+  readonly file: string;
+  readonly from: number;
+  readonly to: number;
+  readonly jobs: number | undefined;
+  readonly top: number;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const numbers = new Map<string, number>();
+  let file: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (['--from', '--to', '--jobs', '--top'].includes(arg)) {
+      const value = Number(argv[++i]);
+      if (!Number.isFinite(value) || value < 0) {
+        return usage();
+      }
+      numbers.set(arg, value);
+    } else if (file === undefined && !arg.startsWith('--')) {
+      file = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (file === undefined) {
+    return usage();
+  }
+  return {
+    file,
+    from: numbers.get('--from') ?? -Infinity,
+    to: numbers.get('--to') ?? Infinity,
+    jobs: numbers.get('--jobs'),
+    top: numbers.get('--top') ?? 25,
+  };
+}
+
+function usage(): never {
+  console.error(`usage: ${USAGE}`);
+  process.exit(2);
+}
+
+/** The module a frame belongs to, named as the tables show it. */
+function moduleOf(frame: CallFrame): string {
+  const { url, functionName } = frame;
+  if (url === '') {
+    // `(garbage collector)`, `(idle)`, `(program)`, or a native function such as `writev`.
+    return functionName.startsWith('(') ? functionName : `(native) ${functionName}`;
+  }
+  const npm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (npm !== null) {
+    return `npm:${npm[1]}`;
+  }
+  const workspace = /packages\/([^/]+)\/build\/src\/(.+)\.js$/.exec(url);
+  if (workspace !== null) {
+    return `${workspace[1]}:${workspace[2]}`;
+  }
+  return url.startsWith('node:') ? url : url.replace(/^file:\/\//, '');
+}
+
+interface Summary {
+  readonly windowUs: number;
+  readonly busyUs: number;
+  readonly self: Map<string, number>;
+  readonly inclusive: Map<string, number>;
+}
+
+function summarise(profile: Profile, from: number, to: number): Summary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) {
+    for (const child of n.children ?? []) {
+      parent.set(child, n.id);
+    }
+  }
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const add = (m: Map<string, number>, key: string, us: number) =>
+    m.set(key, (m.get(key) ?? 0) + us);
+  let at = profile.startTime;
+  let windowUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
+    // A sample stands for the time until the next one.
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const node = byId.get(profile.samples[i] as number);
+    if (at < from || at > to || node === undefined) {
+      continue;
+    }
+    windowUs += us;
+    add(self, moduleOf(node.callFrame), us);
+    const seen = new Set<string>();
+    for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
+      const name = moduleOf((byId.get(id) as ProfileNode).callFrame);
+      if (!seen.has(name)) {
+        seen.add(name);
+        add(inclusive, name, us);
+      }
+    }
+  }
+  const idle = (self.get('(idle)') ?? 0) + (self.get('(root)') ?? 0);
+  for (const m of [self, inclusive]) {
+    m.delete('(idle)');
+    m.delete('(root)');
+  }
+  return { windowUs, busyUs: windowUs - idle, self, inclusive };
+}
+
+function table(title: string, shares: Map<string, number>, s: Summary, options: Options): string {
+  const perJob = options.jobs === undefined ? [] : ['µs a job'];
+  const lines = [
+    `| ${title} | ms | % of busy | ${perJob.map((h) => `${h} |`).join('')}`,
+    `| --- | ---: | ---: | ${perJob.map(() => '---: |').join('')}`,
+  ];
+  const rows = [...shares].sort((a, b) => b[1] - a[1]).slice(0, options.top);
+  for (const [name, us] of rows) {
+    const job = options.jobs === undefined ? '' : ` ${(us / options.jobs).toFixed(1)} |`;
+    lines.push(
+      `| ${name} | ${(us / 1000).toFixed(0)} | ${((100 * us) / s.busyUs).toFixed(1)} |${job}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const options = parseOptions(process.argv.slice(2));
+const profile = JSON.parse(readFileSync(options.file, 'utf8')) as Profile;
+const summary = summarise(profile, options.from, options.to);
+const job =
+  options.jobs === undefined ? '' : `, ${(summary.busyUs / options.jobs).toFixed(1)} µs a job`;
+console.log(
+  `window ${(summary.windowUs / 1000).toFixed(0)} ms, main thread busy ` +
+    `${(summary.busyUs / 1000).toFixed(0)} ms (${((100 * summary.busyUs) / summary.windowUs).toFixed(1)} %)${job}\n`,
+);
+console.log(`${table('self', summary.self, summary, options)}\n`);
+console.log(table('inclusive', summary.inclusive, summary, options));
