@@ -5,10 +5,16 @@
  * only inside a window and per job. The burn-down prints its drain's window on the profile's
  * clock when the server runs with profiler flags (docs/benchmarks.md "Profiles of a drain"):
  *
- *   WEAVE_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" \
- *     node bench/build/burn-down.js --only pulse-mariadb-1-sdk --jobs 20000 --rounds 1
- *   node bench/build/profile-summary.js /tmp/prof/CPU.*.cpuprofile \
- *     [--from µs --to µs] [--jobs 20000] [--top 25]
+ *   mkdir -p /tmp/prof && rm -f /tmp/prof/*.cpuprofile
+ *   WEAVE_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/build/burn-down.js \
+ *     --only pulse-mariadb-1-sdk --jobs 20000 --paced-seconds 2 --rounds 1 2> /tmp/prof/log.txt
+ *   node bench/build/profile-summary.js /tmp/prof/CPU.*.cpuprofile --log /tmp/prof/log.txt \
+ *     --jobs 20000 [--top 25] [--in server:pulse/settle-task]
+ *
+ * `--log` takes the window from the burn-down's "drain from … to … µs" line (its first);
+ * `--from µs --to µs` give it by hand; without either the whole profile counts.
+ * `--in` adds a third table: the self time of each function of that module (its name and its line
+ * in the built `.js` file).
  *
  * Sample times are wall time on the main thread: a sample taken while the thread was runnable
  * but descheduled counts as busy, and a socket write's share is time, not CPU (hot-path.md §23).
@@ -18,6 +24,8 @@ import { readFileSync } from 'node:fs';
 interface CallFrame {
   readonly functionName: string;
   readonly url: string;
+  /** 0-based. */
+  readonly lineNumber: number;
 }
 
 interface ProfileNode {
@@ -34,7 +42,8 @@ interface Profile {
 }
 
 const USAGE =
-  'node bench/build/profile-summary.js <file.cpuprofile> [--from µs] [--to µs] [--jobs N] [--top N]';
+  'node bench/build/profile-summary.js <file.cpuprofile> [--log burn-down-stderr | --from µs ' +
+  '--to µs] [--jobs N] [--top N] [--in module]';
 
 interface Options {
   readonly file: string;
@@ -42,14 +51,28 @@ interface Options {
   readonly to: number;
   readonly jobs: number | undefined;
   readonly top: number;
+  readonly in: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
   const numbers = new Map<string, number>();
   let file: string | undefined;
+  let module: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (['--from', '--to', '--jobs', '--top'].includes(arg)) {
+    if (arg === '--in' && module === undefined && argv[i + 1] !== undefined) {
+      module = argv[++i];
+    } else if (arg === '--log' && argv[i + 1] !== undefined) {
+      const drain = /drain from (\d+) to (\d+) µs/.exec(readFileSync(argv[++i] as string, 'utf8'));
+      if (drain === null) {
+        console.error(
+          `${argv[i]}: no "drain from … to … µs" line (was WEAVE_BENCH_NODE_ARGS set?)`,
+        );
+        process.exit(2);
+      }
+      numbers.set('--from', Number(drain[1]));
+      numbers.set('--to', Number(drain[2]));
+    } else if (['--from', '--to', '--jobs', '--top'].includes(arg)) {
       const value = Number(argv[++i]);
       if (!Number.isFinite(value) || value < 0) {
         return usage();
@@ -70,6 +93,7 @@ function parseOptions(argv: readonly string[]): Options {
     to: numbers.get('--to') ?? Infinity,
     jobs: numbers.get('--jobs'),
     top: numbers.get('--top') ?? 25,
+    in: module,
   };
 }
 
@@ -101,9 +125,11 @@ interface Summary {
   readonly busyUs: number;
   readonly self: Map<string, number>;
   readonly inclusive: Map<string, number>;
+  /** Self time by function (`name:line`) of the `--in` module. */
+  readonly functions: Map<string, number>;
 }
 
-function summarise(profile: Profile, from: number, to: number): Summary {
+function summarise(profile: Profile, from: number, to: number, module?: string): Summary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) {
@@ -113,6 +139,7 @@ function summarise(profile: Profile, from: number, to: number): Summary {
   }
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
+  const functions = new Map<string, number>();
   const add = (m: Map<string, number>, key: string, us: number) =>
     m.set(key, (m.get(key) ?? 0) + us);
   let at = profile.startTime;
@@ -126,7 +153,12 @@ function summarise(profile: Profile, from: number, to: number): Summary {
       continue;
     }
     windowUs += us;
-    add(self, moduleOf(node.callFrame), us);
+    const own = moduleOf(node.callFrame);
+    add(self, own, us);
+    if (own === module) {
+      const { functionName, lineNumber } = node.callFrame;
+      add(functions, `${functionName === '' ? '(anonymous)' : functionName}:${lineNumber + 1}`, us);
+    }
     const seen = new Set<string>();
     for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
       const name = moduleOf((byId.get(id) as ProfileNode).callFrame);
@@ -141,7 +173,7 @@ function summarise(profile: Profile, from: number, to: number): Summary {
     m.delete('(idle)');
     m.delete('(root)');
   }
-  return { windowUs, busyUs: windowUs - idle, self, inclusive };
+  return { windowUs, busyUs: windowUs - idle, self, inclusive, functions };
 }
 
 function table(title: string, shares: Map<string, number>, s: Summary, options: Options): string {
@@ -162,7 +194,7 @@ function table(title: string, shares: Map<string, number>, s: Summary, options: 
 
 const options = parseOptions(process.argv.slice(2));
 const profile = JSON.parse(readFileSync(options.file, 'utf8')) as Profile;
-const summary = summarise(profile, options.from, options.to);
+const summary = summarise(profile, options.from, options.to, options.in);
 const job =
   options.jobs === undefined ? '' : `, ${(summary.busyUs / options.jobs).toFixed(1)} µs a job`;
 console.log(
@@ -171,3 +203,6 @@ console.log(
 );
 console.log(`${table('self', summary.self, summary, options)}\n`);
 console.log(table('inclusive', summary.inclusive, summary, options));
+if (options.in !== undefined) {
+  console.log(`\n${table(`${options.in}, self`, summary.functions, summary, options)}`);
+}
