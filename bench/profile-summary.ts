@@ -137,35 +137,37 @@ function summarise(profile: Profile, from: number, to: number, module?: string):
       parent.set(child, n.id);
     }
   }
-  const self = new Map<string, number>();
-  const inclusive = new Map<string, number>();
-  const functions = new Map<string, number>();
-  const add = (m: Map<string, number>, key: string, us: number) =>
-    m.set(key, (m.get(key) ?? 0) + us);
+  const add = <K>(m: Map<K, number>, key: K, us: number) => m.set(key, (m.get(key) ?? 0) + us);
+  // The window's time by stack (profile node) first, then each stack's modules once.
+  const byNode = new Map<number, number>();
   let at = profile.startTime;
   let windowUs = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     at += profile.timeDeltas[i] ?? 0;
-    // A sample stands for the time until the next one.
-    const us = profile.timeDeltas[i + 1] ?? 0;
-    const node = byId.get(profile.samples[i] as number);
-    if (at < from || at > to || node === undefined) {
-      continue;
+    if (at >= from && at <= to) {
+      // A sample stands for the time until the next one.
+      const us = profile.timeDeltas[i + 1] ?? 0;
+      windowUs += us;
+      add(byNode, profile.samples[i] as number, us);
     }
-    windowUs += us;
-    const own = moduleOf(node.callFrame);
+  }
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const functions = new Map<string, number>();
+  for (const [leaf, us] of byNode) {
+    const { callFrame } = byId.get(leaf) as ProfileNode;
+    const own = moduleOf(callFrame);
     add(self, own, us);
     if (own === module) {
-      const { functionName, lineNumber } = node.callFrame;
-      add(functions, `${functionName === '' ? '(anonymous)' : functionName}:${lineNumber + 1}`, us);
+      const name = callFrame.functionName === '' ? '(anonymous)' : callFrame.functionName;
+      add(functions, `${name}:${callFrame.lineNumber + 1}`, us);
     }
-    const seen = new Set<string>();
-    for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
-      const name = moduleOf((byId.get(id) as ProfileNode).callFrame);
-      if (!seen.has(name)) {
-        seen.add(name);
-        add(inclusive, name, us);
-      }
+    const onStack = new Set<string>();
+    for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
+      onStack.add(moduleOf((byId.get(id) as ProfileNode).callFrame));
+    }
+    for (const name of onStack) {
+      add(inclusive, name, us);
     }
   }
   const idle = (self.get('(idle)') ?? 0) + (self.get('(root)') ?? 0);
@@ -177,14 +179,13 @@ function summarise(profile: Profile, from: number, to: number, module?: string):
 }
 
 function table(title: string, shares: Map<string, number>, s: Summary, options: Options): string {
-  const perJob = options.jobs === undefined ? [] : ['µs a job'];
+  const { jobs } = options;
   const lines = [
-    `| ${title} | ms | % of busy | ${perJob.map((h) => `${h} |`).join('')}`,
-    `| --- | ---: | ---: | ${perJob.map(() => '---: |').join('')}`,
+    `| ${title} | ms | % of busy |${jobs === undefined ? '' : ' µs a job |'}`,
+    `| --- | ---: | ---: |${jobs === undefined ? '' : ' ---: |'}`,
   ];
-  const rows = [...shares].sort((a, b) => b[1] - a[1]).slice(0, options.top);
-  for (const [name, us] of rows) {
-    const job = options.jobs === undefined ? '' : ` ${(us / options.jobs).toFixed(1)} |`;
+  for (const [name, us] of [...shares].sort((a, b) => b[1] - a[1]).slice(0, options.top)) {
+    const job = jobs === undefined ? '' : ` ${(us / jobs).toFixed(1)} |`;
     lines.push(
       `| ${name} | ${(us / 1000).toFixed(0)} | ${((100 * us) / s.busyUs).toFixed(1)} |${job}`,
     );
