@@ -73,13 +73,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
     const cpu = r.cpu;
     const perJob = (seconds: number | undefined) =>
       seconds === undefined ? 'n/a' : ((seconds * 1000) / r.jobs).toFixed(3);
-    const busy =
-      cpu === undefined
-        ? 'n/a'
-        : (
-            (cpu.database + cpu.server + cpu.workers + cpu.harness + cpu.other) /
-            (r.drainMs / 1000)
-          ).toFixed(2);
+    const busy = cpu === undefined ? 'n/a' : (machineSeconds(cpu) / (r.drainMs / 1000)).toFixed(2);
     return [
       r.name,
       perJob(cpu?.database),
@@ -93,6 +87,67 @@ export function formatCpuTable(rows: readonly Row[]): string {
     ];
   });
   return markdownTable(header, body);
+}
+
+/** CPU seconds of every role over the drain (the whole machine's work for it). */
+function machineSeconds(cpu: CpuUse): number {
+  return cpu.database + cpu.server + cpu.workers + cpu.harness + cpu.other;
+}
+
+/**
+ * The lockstep check of hot-path.md §30: one Pulse node on MariaDB runs a group of worker calls
+ * through its server and then its database, never both at once, so it drains at about
+ * 1 / (server + database CPU per job). Beside it, what graphile-worker's rate asks of that sum,
+ * and the rate Pulse would reach if it kept as many cores busy as graphile-worker does at its own
+ * CPU per job (a perfect overlap). Only the one-node MariaDB rows; empty when there are none.
+ */
+export function formatTurnTable(rows: readonly Row[]): string {
+  const peer = rows.find((r) => r.kind === 'graphile-worker');
+  const header = [
+    'system',
+    'server + database (ms/job)',
+    '1 / that (jobs/s)',
+    'measured ÷ that',
+    "for graphile-worker's rate (ms/job)",
+    'machine (ms/job)',
+    'machine ÷ graphile-worker',
+    'at its busy cores ÷ graphile-worker',
+  ];
+  const peerCpu = peer?.cpu;
+  const body: string[][] = [];
+  for (const r of rows) {
+    const cpu = r.cpu;
+    if (
+      r.kind !== 'pulse' ||
+      r.name.includes('2 nodes') ||
+      cpu === undefined ||
+      cpu.database === 0
+    ) {
+      continue;
+    }
+    const turnMs = ((cpu.server + cpu.database) * 1000) / r.jobs;
+    const machineMs = (machineSeconds(cpu) * 1000) / r.jobs;
+    const cells = [
+      r.name,
+      turnMs.toFixed(3),
+      (1000 / turnMs).toFixed(0),
+      (r.jobsPerSecond / (1000 / turnMs)).toFixed(2),
+    ];
+    if (peer === undefined || peerCpu === undefined) {
+      body.push([...cells, '', machineMs.toFixed(3), '', '']);
+      continue;
+    }
+    const peerMachineMs = (machineSeconds(peerCpu) * 1000) / peer.jobs;
+    const peerBusyCores = machineSeconds(peerCpu) / (peer.drainMs / 1000);
+    body.push([
+      ...cells,
+      (1000 / peer.jobsPerSecond).toFixed(3),
+      machineMs.toFixed(3),
+      (machineMs / peerMachineMs).toFixed(2),
+      `${((peerBusyCores * 1000) / machineMs / peer.jobsPerSecond).toFixed(2)}×`,
+    ]);
+  }
+  return body.length === 0 ? '' : markdownTable(header, body);
 }
 
 export function formatTable(rows: readonly Row[]): string {

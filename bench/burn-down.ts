@@ -32,7 +32,13 @@ import {
   padInputsTo,
 } from './burn-down-systems.js';
 import type { Commits, System } from './burn-down-systems.js';
-import { formatCpuTable, formatRounds, formatTable, percentile } from './burn-down-report.js';
+import {
+  formatCpuTable,
+  formatRounds,
+  formatTable,
+  formatTurnTable,
+  percentile,
+} from './burn-down-report.js';
 import { cpuUse, snapshot } from './cpu-use.js';
 import type { Row } from './burn-down-report.js';
 
@@ -347,6 +353,13 @@ async function main(): Promise<void> {
       '\nCPU during the drain, ms per job (all processes of each role; the machine has ' +
         `${availableParallelism()} cores):\n\n${formatCpuTable(rows)}\n`,
     );
+    const turn = formatTurnTable(rows);
+    if (turn !== '') {
+      process.stdout.write(
+        '\nOne node on MariaDB, its server and database in turn (docs/design/hot-path.md §30):\n\n' +
+          `${turn}\n`,
+      );
+    }
   }
   if (options.rounds > 1) {
     process.stdout.write(`\nOver the ${options.rounds} rounds:\n\n${formatRounds(rounds)}\n`);
