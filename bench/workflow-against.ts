@@ -24,14 +24,11 @@ type Engine = (typeof ENGINES)[number];
 /** One side's figures, per engine: S3 transitions/s and S2's per-step p50 and p99 (ms). */
 export type Figures = Partial<Record<Engine, { s3: number; s2p50: number; s2p99: number }>>;
 
-/** The cells of the first Markdown table after the line that starts with `heading`. */
-function tableAfter(report: string, heading: string): Record<string, string>[] {
+/** The first Markdown table after the line that starts with `heading`: its header and rows. */
+function tableAfter(report: string, heading: string): { header: string[]; body: string[][] } {
   const lines = report.split('\n');
   const start = lines.findIndex((l) => l.startsWith(heading));
-  if (start < 0) {
-    return [];
-  }
-  const first = lines.findIndex((l, i) => i > start && l.startsWith('|'));
+  const first = start < 0 ? -1 : lines.findIndex((l, i) => i > start && l.startsWith('|'));
   const end = lines.findIndex((l, i) => i > first && !l.startsWith('|'));
   const rows = first < 0 ? [] : lines.slice(first, end < 0 ? undefined : end);
   const cells = (l: string) =>
@@ -39,19 +36,8 @@ function tableAfter(report: string, heading: string): Record<string, string>[] {
       .slice(1, -1)
       .split('|')
       .map((c) => c.trim());
-  const [header, , ...body] = rows.map(cells);
-  if (header === undefined) {
-    return [];
-  }
-  return body.map((row) =>
-    Object.fromEntries(header.map((name, i) => [`${name}#${i}`, row[i] ?? ''])),
-  );
-}
-
-function column(row: Record<string, string>, name: string, nth = 0): number {
-  const keys = Object.keys(row).filter((k) => k.slice(0, k.lastIndexOf('#')) === name);
-  const key = keys[nth];
-  return key === undefined ? Number.NaN : Number((row[key] ?? '').replace(/,/g, ''));
+  const [header = [], , ...body] = rows.map(cells);
+  return { header, body };
 }
 
 /** Reads a `workflow.js --scenarios s2,s3` report (its S2 and S3 tables). */
@@ -59,18 +45,17 @@ export function parseReport(report: string): Figures {
   const figures: Figures = {};
   const s2 = tableAfter(report, 'S2 —');
   const s3 = tableAfter(report, 'S3 —');
+  // The first column of that name (S2's per-step p99 comes before its per-instance p99).
+  const cell = (table: { header: string[] }, row: string[], name: string) =>
+    Number((row[table.header.indexOf(name)] ?? '').replace(/,/g, ''));
   for (const engine of ENGINES) {
-    const two = s2.find((r) =>
-      Object.entries(r).some(([k, v]) => k.startsWith('system#') && v === engine),
-    );
-    const three = s3.find((r) =>
-      Object.entries(r).some(([k, v]) => k.startsWith('system#') && v === engine),
-    );
+    const two = s2.body.find((row) => row[0] === engine);
+    const three = s3.body.find((row) => row[0] === engine);
     if (two !== undefined && three !== undefined) {
       figures[engine] = {
-        s3: column(three, 'transitions/s'),
-        s2p50: column(two, 'per step p50 (ms)'),
-        s2p99: column(two, 'p99 (ms)'),
+        s3: cell(s3, three, 'transitions/s'),
+        s2p50: cell(s2, two, 'per step p50 (ms)'),
+        s2p99: cell(s2, two, 'p99 (ms)'),
       };
     }
   }
@@ -112,6 +97,9 @@ function main(): void {
   const argv = process.argv.slice(2);
   const landed = option(argv, 'landed') ?? 'da25fda';
   const pairs = Number(option(argv, 'pairs') ?? '5');
+  if (!Number.isInteger(pairs) || pairs < 1) {
+    throw new Error(`--pairs must be a whole number of at least 1 (got ${option(argv, 'pairs')})`);
+  }
   const dir = option(argv, 'dir') ?? join(tmpdir(), `weave-landed-${landed}`);
   const reports = `${dir}-reports`;
   if (!existsSync(dir)) {
