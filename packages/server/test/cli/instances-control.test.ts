@@ -6,24 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runWeave } from '../support/processes.js';
-import { startTestServer } from '../support/servers.js';
+import { WAITING_WORKFLOW, startCliServer } from '../support/cli-server.js';
 import type { TestServer } from '../support/servers.js';
 
 describe('weave instances pause|resume|cancel', () => {
   let t: TestServer;
   let env: Record<string, string>;
   before(async () => {
-    t = await startTestServer('sqlite', { sweepIntervalMs: false, scheduleIntervalMs: false });
-    await t.admin.workflows.publish({
-      schema_version: 1,
-      name: 'wait',
-      steps: [{ id: 'nap', kind: 'TIMER', duration: 'PT1H' }],
-    });
-    env = {
-      WEAVE_URL: t.server.url,
-      WEAVE_NAMESPACE: 'ns',
-      WEAVE_KEY: await t.keyWith('ns', ['workflows:control', 'workflows:read']),
-    };
+    ({ t, env } = await startCliServer(WAITING_WORKFLOW, ['workflows:control', 'workflows:read']));
   });
   after(() => t.close());
 

@@ -7,26 +7,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runWeave } from '../support/processes.js';
-import { startTestServer } from '../support/servers.js';
+import { startCliServer } from '../support/cli-server.js';
 import type { TestServer } from '../support/servers.js';
 
 describe('weave signals send and weave instances signal', () => {
   let t: TestServer;
   let env: Record<string, string>;
   before(async () => {
-    t = await startTestServer('sqlite', { sweepIntervalMs: false, scheduleIntervalMs: false });
-    await t.admin.workflows.publish({
-      schema_version: 1,
-      name: 'approve',
-      input: { type: 'object', properties: { id: { type: 'string' } } },
-      steps: [{ id: 'ok', kind: 'SIGNAL', name: 'approval', correlation: '$.input.id' }],
-      output: { approval: '$.steps.ok.output' },
-    });
-    env = {
-      WEAVE_URL: t.server.url,
-      WEAVE_NAMESPACE: 'ns',
-      WEAVE_KEY: await t.keyWith('ns', ['workflows:signal']),
-    };
+    ({ t, env } = await startCliServer(
+      {
+        schema_version: 1,
+        name: 'approve',
+        input: { type: 'object', properties: { id: { type: 'string' } } },
+        steps: [{ id: 'ok', kind: 'SIGNAL', name: 'approval', correlation: '$.input.id' }],
+        output: { approval: '$.steps.ok.output' },
+      },
+      ['workflows:signal'],
+    ));
   });
   after(() => t.close());
 
