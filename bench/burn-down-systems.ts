@@ -8,7 +8,6 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
@@ -17,8 +16,8 @@ import type PgBoss from 'pg-boss';
 import type { WorkerUtils } from 'graphile-worker';
 import { WeaveClient } from '@weave/sdk';
 import type { WorkerConfig } from './burn-down-worker.js';
+import { WEAVE_BIN, bootstrapKey } from './weave-processes.js';
 
-const WEAVE_BIN = fileURLToPath(new URL('../../packages/server/bin/weave.js', import.meta.url));
 const MYSQL = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
 const PG_ADMIN = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -107,21 +106,6 @@ export interface System {
 interface Node {
   readonly child: ChildProcessWithoutNullStreams;
   readonly url: string;
-}
-
-function runWeave(args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`weave ${args[0]} exited ${code}: ${err}`)),
-    );
-  });
 }
 
 function startNode(db: string): Promise<Node> {
@@ -227,19 +211,7 @@ export class PulseSystem implements System {
       this.#dir = mkdtempSync(join(tmpdir(), 'weave-bench-'));
       this.#db = join(this.#dir, 'weave.sqlite');
     }
-    const out = await runWeave([
-      'bootstrap',
-      '--db',
-      this.#db,
-      '--namespace',
-      NAMESPACE,
-      '--app',
-      APP,
-      '--queue',
-      QUEUE,
-      '--json',
-    ]);
-    this.#key = (JSON.parse(out) as { key: string }).key;
+    this.#key = await bootstrapKey(this.#db, { namespace: NAMESPACE, app: APP, queue: QUEUE });
     for (let i = 0; i < this.#nodes; i++) {
       this.#running.push(await startNode(this.#db));
     }

@@ -20,7 +20,6 @@
  * makes each drained job's handler take N ms (a timer: the worker's slot is held, no CPU), for
  * handlers that are not instant.
  */
-import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +40,7 @@ import {
 } from './burn-down-report.js';
 import { cpuUse, snapshot } from './cpu-use.js';
 import type { Row } from './burn-down-report.js';
+import { forkReady } from './weave-processes.js';
 
 const WORKER_JS = fileURLToPath(new URL('./burn-down-worker.js', import.meta.url));
 const PROCESSES = 4;
@@ -144,20 +144,9 @@ class Workers {
       const config = system.workerConfig(slot, CONCURRENCY_PER_PROCESS);
       // WEAVE_BENCH_WORKER_ARGS: extra node flags for the worker processes (e.g. `--cpu-prof`).
       const execArgv = (process.env['WEAVE_BENCH_WORKER_ARGS'] ?? '').split(' ').filter(Boolean);
-      const child = fork(WORKER_JS, [JSON.stringify(config)], { stdio: 'inherit', execArgv });
+      const { child, ready: up } = forkReady(WORKER_JS, config, { execArgv });
       this.#children.push(child);
-      ready.push(
-        new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error('worker not ready in 30 s')), 30_000);
-          child.on('message', (m: { ready?: boolean }) => {
-            if (m.ready === true) {
-              clearTimeout(timer);
-              resolve();
-            }
-          });
-          child.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
-        }),
-      );
+      ready.push(up);
     }
     await Promise.all(ready);
   }

@@ -7,7 +7,7 @@
  * Figures come from the database afterwards: step, task, inbox and wait rows carry the DB times
  * of the transactions that wrote them.
  */
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,7 @@ import {
 import { cpuMsOf } from './workflow-machine.js';
 import type { WorkflowWorkerConfig } from './workflow-worker.js';
 import type { ServerStats } from './workflow-server.js';
+import { WEAVE_BIN, bootstrapKey, forkReady } from './weave-processes.js';
 import type {
   BenchSystem,
   Counters,
@@ -40,7 +41,6 @@ import type {
   SystemInfo,
 } from './workflow-types.js';
 
-const WEAVE_BIN = fileURLToPath(new URL('../../packages/server/bin/weave.js', import.meta.url));
 const SERVER_JS = fileURLToPath(new URL('./workflow-server.js', import.meta.url));
 const WORKER_JS = fileURLToPath(new URL('./workflow-worker.js', import.meta.url));
 const MYSQL = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
@@ -83,21 +83,6 @@ function sqliteReader(path: string): Reader {
 
 function num(v: unknown): number {
   return Number(v);
-}
-
-function runWeave(args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`weave ${args[0]} exited ${code}: ${err}`)),
-    );
-  });
 }
 
 interface End {
@@ -241,19 +226,7 @@ export class WeaveSystem implements BenchSystem {
       this.#dir = mkdtempSync(join(tmpdir(), 'weave-wfbench-'));
       this.#db = join(this.#dir, 'weave.sqlite');
     }
-    const out = await runWeave([
-      'bootstrap',
-      '--db',
-      this.#db,
-      '--namespace',
-      NAMESPACE,
-      '--app',
-      APP,
-      '--queue',
-      QUEUE,
-      '--json',
-    ]);
-    const key = (JSON.parse(out) as { key: string }).key;
+    const key = await bootstrapKey(this.#db, { namespace: NAMESPACE, app: APP, queue: QUEUE });
     const url = await this.#startServer();
     const client = new WeaveClient({ url, namespace: NAMESPACE, apiKey: key });
     this.#client = client;
@@ -325,20 +298,9 @@ export class WeaveSystem implements BenchSystem {
     const config: WorkflowWorkerConfig = { url, namespace: NAMESPACE, key, queue: QUEUE };
     const ready: Promise<void>[] = [];
     for (let i = 0; i < this.#options.workers; i++) {
-      const child = fork(WORKER_JS, [JSON.stringify(config)], { stdio: 'inherit' });
+      const { child, ready: up } = forkReady(WORKER_JS, config);
       this.#workers.push(child);
-      ready.push(
-        new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error('worker not ready in 30 s')), 30_000);
-          child.on('message', (m: { ready?: boolean }) => {
-            if (m.ready === true) {
-              clearTimeout(timer);
-              resolve();
-            }
-          });
-          child.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
-        }),
-      );
+      ready.push(up);
     }
     await Promise.all(ready);
   }
