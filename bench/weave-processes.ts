@@ -11,7 +11,7 @@ export const WEAVE_BIN = fileURLToPath(
 );
 
 /** Runs `weave ARGS…` and resolves with its stdout; rejects with its stderr on a non-zero exit. */
-export function runWeave(args: readonly string[]): Promise<string> {
+function runWeave(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
