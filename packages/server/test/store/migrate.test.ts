@@ -1,30 +1,12 @@
 /** Migrations: applied once, re-runnable, refused when the database is ahead or was edited. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Database } from '../../src/store/database.js';
 import { loadMigrationFiles } from '../../src/store/migration-files.js';
 import { migrate, pendingMigrations } from '../../src/store/migrate.js';
 import { createEmptyDatabase, forEachDialect, openTestDatabase } from '../support/databases.js';
 import type { TestDatabase } from '../support/databases.js';
-
-const WEAVE_BIN = fileURLToPath(new URL('../../../bin/weave.js', import.meta.url));
-
-function runWeave(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [WEAVE_BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runWeave } from '../support/processes.js';
 
 async function migrationRows(database: Database) {
   return database.kysely
