@@ -45,7 +45,10 @@ function fixed(value: number | undefined, digits: number): string {
 }
 
 /** A Markdown table: first column left-aligned, the others right-aligned. */
-function markdownTable(header: readonly string[], body: readonly (readonly string[])[]): string {
+export function markdownTable(
+  header: readonly string[],
+  body: readonly (readonly string[])[],
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;

@@ -198,6 +198,18 @@ async function waitDrained(system: System, timeoutMs: number): Promise<void> {
   }
 }
 
+/**
+ * WEAVE_BENCH_DRAIN_SIGNAL=1: a SIGUSR2 to each server node as its drain starts and as it ends, for
+ * `bench/alloc-sampler.ts`'s heap profile of the drain alone (docs/design/hot-path.md §42).
+ */
+function signalServers(system: System): void {
+  if (process.env['WEAVE_BENCH_DRAIN_SIGNAL'] === '1') {
+    for (const pid of system.serverPids) {
+      process.kill(pid, 'SIGUSR2');
+    }
+  }
+}
+
 async function runVariant(system: System, options: Options): Promise<Row> {
   const log = (text: string) => process.stderr.write(`[${system.name}] ${text}\n`);
   const workers = new Workers();
@@ -211,10 +223,12 @@ async function runVariant(system: System, options: Options): Promise<Row> {
     await workers.start(system);
     const cpuBefore = snapshot();
     const drainFrom = process.hrtime.bigint() / 1000n;
+    signalServers(system);
     started = Date.now();
     workers.go();
     await waitDrained(system, DRAIN_TIMEOUT_MS);
     const drainMs = Date.now() - started;
+    signalServers(system);
     if (process.env['WEAVE_BENCH_NODE_ARGS'] !== undefined) {
       // The drain on the monotonic clock a `--cpu-prof` profile's timestamps are on.
       log(`drain from ${drainFrom} to ${process.hrtime.bigint() / 1000n} µs`);

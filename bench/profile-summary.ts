@@ -20,6 +20,7 @@
  * but descheduled counts as busy, and a socket write's share is time, not CPU (hot-path.md §23).
  */
 import { readFileSync } from 'node:fs';
+import { moduleOf } from './profile-modules.js';
 
 interface CallFrame {
   readonly functionName: string;
@@ -100,24 +101,6 @@ function parseOptions(argv: readonly string[]): Options {
 function usage(): never {
   console.error(`usage: ${USAGE}`);
   process.exit(2);
-}
-
-/** The module a frame belongs to, named as the tables show it. */
-function moduleOf(frame: CallFrame): string {
-  const { url, functionName } = frame;
-  if (url === '') {
-    // `(garbage collector)`, `(idle)`, `(program)`, or a native function such as `writev`.
-    return functionName.startsWith('(') ? functionName : `(native) ${functionName}`;
-  }
-  const npm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (npm !== null) {
-    return `npm:${npm[1]}`;
-  }
-  const workspace = /packages\/([^/]+)\/build\/src\/(.+)\.js$/.exec(url);
-  if (workspace !== null) {
-    return `${workspace[1]}:${workspace[2]}`;
-  }
-  return url.startsWith('node:') ? url : url.replace(/^file:\/\//, '');
 }
 
 interface Summary {
