@@ -14,6 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { markdownTable } from './burn-down-report.js';
+import { drainWindows } from './profile-modules.js';
 
 const USAGE = 'node bench/build/alloc-per-job.js <samples dir> --log <burn-down stderr> --jobs N';
 
@@ -23,19 +24,13 @@ interface Sample {
   readonly scavenges: number;
 }
 
-function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
-}
-
 function parseArgs(argv: readonly string[]): { dir: string; log: string; jobs: number } {
   const [dir, logFlag, log, jobsFlag, jobs] = argv;
   const n = Number(jobs);
-  if (dir === undefined || logFlag !== '--log' || log === undefined || jobsFlag !== '--jobs') {
-    return fail(`usage: ${USAGE}`);
-  }
-  if (!Number.isInteger(n) || n < 1 || argv.length !== 5) {
-    return fail(`usage: ${USAGE}`);
+  const shaped = argv.length === 5 && logFlag === '--log' && jobsFlag === '--jobs';
+  if (!shaped || dir === undefined || log === undefined || !Number.isInteger(n) || n < 1) {
+    console.error(`usage: ${USAGE}`);
+    process.exit(2);
   }
   return { dir, log, jobs: n };
 }
@@ -64,12 +59,7 @@ function sampleAt(samples: readonly Sample[], at: number): Sample | undefined {
 
 function main(): void {
   const { dir, log, jobs } = parseArgs(process.argv.slice(2));
-  const windows = [...readFileSync(log, 'utf8').matchAll(/drain from (\d+) to (\d+) µs/g)].map(
-    (m) => ({ from: Number(m[1]), to: Number(m[2]) }),
-  );
-  if (windows.length === 0) {
-    fail(`${log}: no "drain from … to … µs" line (was WEAVE_BENCH_NODE_ARGS set?)`);
-  }
+  const windows = drainWindows(log);
   const nodes = readdirSync(dir)
     .filter((name) => name.endsWith('.txt'))
     .map((name) => ({ pid: name.slice(0, -4), samples: readSamples(join(dir, name)) }));

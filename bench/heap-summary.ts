@@ -34,11 +34,8 @@ function parseArgs(argv: readonly string[]): { file: string; jobs: number; top: 
   const jobs = flags.get('--jobs');
   const top = flags.get('--top') ?? 25;
   const known = [...flags.keys()].every((k) => k === '--jobs' || k === '--top');
-  if (file === undefined || jobs === undefined || !known || rest.length % 2 !== 0) {
-    console.error(`usage: ${USAGE}`);
-    process.exit(2);
-  }
-  if (![jobs, top].every((n) => Number.isInteger(n) && n > 0)) {
+  const counts = [jobs, top].every((n) => Number.isInteger(n) && (n as number) > 0);
+  if (file === undefined || jobs === undefined || !known || !counts || rest.length % 2 !== 0) {
     console.error(`usage: ${USAGE}`);
     process.exit(2);
   }

@@ -20,11 +20,9 @@
  * but descheduled counts as busy, and a socket write's share is time, not CPU (hot-path.md §23).
  */
 import { readFileSync } from 'node:fs';
-import { moduleOf } from './profile-modules.js';
+import { type FrameLocation, drainWindows, moduleOf } from './profile-modules.js';
 
-interface CallFrame {
-  readonly functionName: string;
-  readonly url: string;
+interface CallFrame extends FrameLocation {
   /** 0-based. */
   readonly lineNumber: number;
 }
@@ -64,15 +62,9 @@ function parseOptions(argv: readonly string[]): Options {
     if (arg === '--in' && module === undefined && argv[i + 1] !== undefined) {
       module = argv[++i];
     } else if (arg === '--log' && argv[i + 1] !== undefined) {
-      const drain = /drain from (\d+) to (\d+) µs/.exec(readFileSync(argv[++i] as string, 'utf8'));
-      if (drain === null) {
-        console.error(
-          `${argv[i]}: no "drain from … to … µs" line (was WEAVE_BENCH_NODE_ARGS set?)`,
-        );
-        process.exit(2);
-      }
-      numbers.set('--from', Number(drain[1]));
-      numbers.set('--to', Number(drain[2]));
+      const [drain] = drainWindows(argv[++i] as string);
+      numbers.set('--from', drain?.from ?? -Infinity);
+      numbers.set('--to', drain?.to ?? Infinity);
     } else if (['--from', '--to', '--jobs', '--top'].includes(arg)) {
       const value = Number(argv[++i]);
       if (!Number.isFinite(value) || value < 0) {
