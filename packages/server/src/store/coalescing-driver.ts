@@ -33,6 +33,7 @@ import type {
   TransactionSettings,
 } from 'kysely';
 import { flatten } from './flatten.js';
+import { packetParameters } from './statement-text.js';
 
 /**
  * Test seam (STYLE.md §8): sees every statement a connection runs, each with its own text and
@@ -195,8 +196,9 @@ class CoalescingConnection implements DatabaseConnection {
     if (this.#pending.length === 0) {
       return this.inner.executeQuery<R>(query);
     }
-    const [result] = await this.#sendWithPending([query]);
-    return shaped<R>(result);
+    // By index, not `const [result] =`: destructuring allocates an iterator a statement.
+    const results = await this.#sendWithPending([query]);
+    return shaped<R>(results[0]);
   }
 
   /** Each statement of `query` (each part of `together`) to the hook, with the inner connection. */
@@ -243,18 +245,15 @@ class CoalescingConnection implements DatabaseConnection {
    * rows are passed on (`parts` of one read, with nothing waiting).
    */
   async #sendWithPending(parts: readonly CompiledQuery[]): Promise<unknown[]> {
-    const batch = [...this.#pending, ...parts];
+    const batch = this.#pending.length === 0 ? parts : this.#pending.concat(parts);
     this.#pending = [];
     this.#pendingChars = 0;
-    const [only] = batch;
+    const only = batch[0];
     if (batch.length === 1 && only !== undefined) {
       return [(await this.inner.executeQuery(only)).rows];
     }
     const { rows } = await this.inner.executeQuery(
-      CompiledQuery.raw(
-        batch.map((q) => q.sql).join(';\n'),
-        flatten(batch, (q) => q.parameters),
-      ),
+      CompiledQuery.raw(batch.map((q) => q.sql).join(';\n'), packetParameters(batch)),
     );
     return rows.slice(-parts.length);
   }
@@ -262,7 +261,9 @@ class CoalescingConnection implements DatabaseConnection {
 
 function sizeOf(query: CompiledQuery): number {
   let chars = query.sql.length;
-  for (const p of query.parameters) {
+  const parameters = query.parameters;
+  for (let i = 0; i < parameters.length; i++) {
+    const p = parameters[i];
     chars += typeof p === 'string' ? p.length : 24;
   }
   return chars;

@@ -25,6 +25,7 @@ import { IdBlocks } from './id-blocks.js';
 import type { Observations } from './observations.js';
 import { NO_OBSERVATIONS } from './observations.js';
 import { AdmissionsAtCommit } from './admissions-at-commit.js';
+import { formatQuery } from './statement-text.js';
 
 export interface Database {
   readonly kysely: Kysely<Schema>;
@@ -172,6 +173,8 @@ function mysqlKysely(config: MysqlConfig, options: OpenOptions, connectionLimit:
     timezone: 'Z',
     // Deferred writes travel with the next statement (coalescing-driver.ts).
     multipleStatements: true,
+    // mysql2's own escaping, with fewer bytes allocated (statement-text.ts).
+    queryFormat: formatQuery,
   });
   const { onStatement } = options;
   const kysely = new Kysely<Schema>({
