@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { keptTexts } from '../../src/store/statement-text.js';
 import { withTx } from '../../src/store/with-tx.js';
 import { createTestDatabase, forEachDialect } from '../support/databases.js';
 import type { MigratedDatabase } from '../support/databases.js';
@@ -180,5 +181,38 @@ forEachDialect((dialect) => {
       assert.equal(Number(rows.rows[0]?.n), 20);
       assert.equal(Number(rows.rows[0]?.chars), 20 * big.length);
     });
+
+    // MariaDB only (SQLite binds its parameters natively): not registered elsewhere.
+    const onMariaDb = dialect === 'mysql' ? test : () => undefined;
+    void onMariaDb(
+      "the pool's packets are written by statement-text, and every value reads back as bound",
+      async () => {
+        const insertAndRead = (values: readonly string[]) =>
+          withTx(db.database, async (tx) => {
+            for (const name of values) {
+              await tx.write(tx.db.insertInto('namespaces').values({ name, created_at: tx.now }));
+            }
+            // A statement text no other test sends: kept the first time it is written.
+            return tx.db
+              .selectFrom('namespaces')
+              .select(['name', 'id'])
+              .where('name', 'in', values)
+              .where('disabled', '=', 0)
+              .where('id', '>', 0)
+              .orderBy('name')
+              .execute();
+          });
+        const before = keptTexts().split;
+        // Values that need escaping, written by statement-text.
+        const escaped = ["st'1", 'st\\2', 'st"3\n', 'st\u001a4'];
+        const read = await insertAndRead(escaped);
+        // Sorted here: the column's collation orders punctuation its own way.
+        assert.deepEqual(read.map((r) => r.name).sort(), [...escaped].sort());
+        assert.ok(keptTexts().split > before, 'the pool wrote its statements by statement-text');
+        // A value outside ASCII: its packet is written by mysql2, and reads back the same.
+        const wide = ['st-é', "st-中'文", 'st-😀'];
+        assert.deepEqual((await insertAndRead(wide)).map((r) => r.name).sort(), [...wide].sort());
+      },
+    );
   });
 });
