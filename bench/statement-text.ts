@@ -1,13 +1,15 @@
 /**
  * What writing a worker-call group's statements as text costs the server, mysql2's formatting
  * (`sql-escaper`, as before session 42) against Weave's own (store/statement-text.ts): CPU and
- * bytes allocated a packet and a job, in one process, alternating, three rounds (docs/design/hot-path.md §43).
+ * bytes allocated a packet and a job, in one process, alternating, three rounds
+ * (docs/design/hot-path.md §43).
  *
  *   node bench/build/statement-text.js [--packets 3000]
  *
  * The packet is `bench/probes/worker-call-packet.json`: the thirteen statements and 1,631
  * parameters of one MariaDB worker-call group of a burn-down drain (24 completions and 24 claims,
- * captured in session 42; bytes as `{ hex }`, bigints as `{ big }`). Each variant's text is checked equal first.
+ * captured in session 42; bytes as `{ hex }`, bigints as `{ big }`). Each variant's text is
+ * checked equal to the other's first.
  * Bytes are counted as alloc-sampler.ts counts them (V8's used heap before each collection less
  * after the one before); both variants include taking the text's UTF-8 length, which flattens
  * mysql2's concatenated text as the socket write would.

@@ -15,6 +15,6 @@ export { runCli } from './cli/main.js';
 /** Orbit's append step, exported for `bench/orbit.ts` (not a public extension point). */
 export { appendResult } from './orbit/append-result.js';
 export type { ResultEvent } from './orbit/append-result.js';
-/** MariaDB statement formatting, exported for `bench/statement-text.ts` (not an extension point). */
+/** MariaDB statement text, exported for `bench/statement-text.ts` (not an extension point). */
 export { formatQuery, packetParameters } from './store/statement-text.js';
 export type { Statement } from './store/statement-text.js';

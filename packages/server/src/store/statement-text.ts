@@ -67,7 +67,7 @@ export function formatQuery(sql: string, values: readonly unknown[]): string {
 }
 
 /** The statements as one text, joined by `;\n`, every parameter written in. */
-export function packetText(statements: readonly Statement[]): string {
+function packetText(statements: readonly Statement[]): string {
   const out = shared;
   out.length = 0;
   for (let i = 0; i < statements.length; i++) {

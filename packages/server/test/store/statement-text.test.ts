@@ -1,8 +1,9 @@
 /**
- * `formatQuery` (store/statement-text.ts, mysql2's `queryFormat` on Weave's pool) write the text mysql2 would write:
- * compared with mysql2's own `format` for statements of every kind the hot path sends and for
- * hostile ones, with values of every type, on the first call of a text (split and checked) and
- * on later calls (the kept split). Texts the module leaves to mysql2 still come out the same.
+ * `formatQuery` (store/statement-text.ts, mysql2's `queryFormat` on Weave's pool) writes the text
+ * mysql2 would write: compared with mysql2's own `format` for statements of every kind the hot
+ * path sends and for hostile ones, with values of every type, on the first call of a text (split
+ * and checked) and on later calls (the kept split). Texts the module leaves to mysql2 still come
+ * out the same.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
