@@ -444,11 +444,19 @@ export class GraphileSystem extends PgSystem implements System {
   readonly kind = 'graphile-worker';
   readonly name = 'graphile-worker 0.17.3';
   #utils: WorkerUtils | undefined;
+  #pool: pg.Pool | undefined;
 
+  /**
+   * The utilities get a pool of the harness's own: graphile-worker's `release()` ends a pool it
+   * made without waiting, after removing its error listener, so the database's forced drop could
+   * reach an idle connection of it and end the harness with an unhandled 'error' event.
+   */
   async setup(): Promise<void> {
     await this.createDatabase();
     const { makeWorkerUtils } = await import('graphile-worker');
-    this.#utils = await makeWorkerUtils({ connectionString: this.url });
+    this.#pool = new pg.Pool({ connectionString: this.url });
+    this.#pool.on('error', () => undefined);
+    this.#utils = await makeWorkerUtils({ pgPool: this.#pool });
     await this.#utils.migrate();
   }
 
@@ -476,6 +484,7 @@ export class GraphileSystem extends PgSystem implements System {
 
   async teardown(): Promise<void> {
     await this.#utils?.release();
+    await this.#pool?.end();
     await this.dropDatabase();
   }
 }
