@@ -193,20 +193,7 @@ function writeValue(out: Output, value: unknown): boolean {
 }
 
 function writeAscii(out: Output, text: string): boolean {
-  if (!ensure(out, text.length)) {
-    return false;
-  }
-  const bytes = out.bytes;
-  let length = out.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 0x7f) {
-      return false;
-    }
-    bytes[length++] = c;
-  }
-  out.length = length;
-  return true;
+  return ensure(out, text.length) && copyAscii(out, text, VERBATIM);
 }
 
 /** `'text'`, each character of `ESCAPED` as a backslash and its letter. */
@@ -214,23 +201,32 @@ function writeQuoted(out: Output, text: string): boolean {
   if (!ensure(out, text.length * 2 + 2)) {
     return false;
   }
+  out.bytes[out.length++] = QUOTE;
+  if (!copyAscii(out, text, ESCAPED)) {
+    return false;
+  }
+  out.bytes[out.length++] = QUOTE;
+  return true;
+}
+
+/**
+ * Copies `text` into room already ensured, each character that `escaped` gives a letter as a
+ * backslash and that letter; false at the first character outside ASCII.
+ */
+function copyAscii(out: Output, text: string, escaped: Uint8Array): boolean {
   const bytes = out.bytes;
   let length = out.length;
-  bytes[length++] = QUOTE;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c > 0x7f) {
       return false;
     }
-    const letter = ESCAPED[c] as number;
+    const letter = escaped[c] as number;
     if (letter !== 0) {
       bytes[length++] = BACKSLASH;
-      bytes[length++] = letter;
-    } else {
-      bytes[length++] = c;
     }
+    bytes[length++] = letter !== 0 ? letter : c;
   }
-  bytes[length++] = QUOTE;
   out.length = length;
   return true;
 }
@@ -275,6 +271,8 @@ function writeHex(out: Output, value: Uint8Array): boolean {
 
 /** By character below 128: the letter after the backslash of its escape, or 0 for none. */
 const ESCAPED = new Uint8Array(128);
+/** No character escaped: statement text is copied as it is. */
+const VERBATIM = new Uint8Array(128);
 for (const [c, letter] of [
   [0, '0'],
   [8, 'b'],
