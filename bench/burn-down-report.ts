@@ -57,8 +57,9 @@ export function markdownTable(
 }
 
 /**
- * Where the drain's CPU went: ms of CPU per job for each role, and how busy the machine was
- * (cores in use on average, out of all).
+ * Where the drain's CPU went: ms of CPU per job for each role, how busy the machine was (cores in
+ * use on average, out of all), and the share of the database's, the server's and the workers' CPU
+ * spent in the kernel.
  */
 export function formatCpuTable(rows: readonly Row[]): string {
   const header = [
@@ -71,6 +72,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
     'busy cores',
     'calls/group',
     'jobs/call',
+    'kernel % db / server / workers',
   ];
   const body = rows.map((r) => {
     const cpu = r.cpu;
@@ -87,9 +89,22 @@ export function formatCpuTable(rows: readonly Row[]): string {
       busy,
       r.kind === 'pulse' ? fixed(r.callsPerGroup, 2) : '',
       r.kind === 'pulse' ? fixed(r.jobsPerCall, 2) : '',
+      kernelShares(r),
     ];
   });
   return markdownTable(header, body);
+}
+
+/** The kernel's share of the database's, the server's and the workers' CPU, in per cent. */
+function kernelShares(r: Row): string {
+  const cpu = r.cpu;
+  if (cpu === undefined) {
+    return 'n/a';
+  }
+  const share = (role: 'database' | 'server' | 'workers') =>
+    cpu[role] === 0 ? '–' : ((cpu.kernel[role] / cpu[role]) * 100).toFixed(0);
+  const server = r.kind === 'pulse' ? share('server') : '–';
+  return `${share('database')} / ${server} / ${share('workers')}`;
 }
 
 /** CPU seconds of every role over the drain (the whole machine's work for it). */

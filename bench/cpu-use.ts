@@ -6,6 +6,9 @@
  * the worker processes, this harness, everything else, and idle (from `/proc/stat`). A process
  * that starts and ends inside the phase is not seen; every process of these benches lives
  * across it (PostgreSQL's backends are one per connection, opened before the clock starts).
+ * Each role's kernel (system) time is kept apart as well: on hosts where entering the kernel is
+ * dear (a hypervisor that traps it), the systems compared spend very different shares there
+ * (docs/design/hot-path.md §46).
  * Linux only; elsewhere `snapshot` answers undefined and the report says n/a.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -13,15 +16,27 @@ import { readFileSync, readdirSync } from 'node:fs';
 export type Role = 'database' | 'server' | 'workers' | 'harness' | 'other';
 
 export interface CpuSnapshot {
-  /** Per pid: command name, parent pid, user + system clock ticks. */
-  readonly processes: ReadonlyMap<number, { comm: string; ppid: number; ticks: number }>;
+  /** Per pid: command name, parent pid, user + system clock ticks, and system ticks alone. */
+  readonly processes: ReadonlyMap<number, ProcessTicks>;
   /** Idle + iowait ticks of the whole machine, and all ticks. */
   readonly idle: number;
   readonly total: number;
 }
 
-/** CPU seconds of each role over the phase, and the machine's idle seconds (all cores). */
-export type CpuUse = Readonly<Record<Role | 'idle', number>>;
+interface ProcessTicks {
+  readonly comm: string;
+  readonly ppid: number;
+  readonly ticks: number;
+  readonly kernelTicks: number;
+}
+
+/**
+ * CPU seconds of each role over the phase, the machine's idle seconds (all cores), and of each
+ * role's seconds those spent in the kernel.
+ */
+export type CpuUse = Readonly<Record<Role | 'idle', number>> & {
+  readonly kernel: Readonly<Record<Role, number>>;
+};
 
 /** Clock ticks per second (`getconf CLK_TCK`): 100 on every Linux this runs on. */
 const TICKS_PER_SECOND = 100;
@@ -34,7 +49,7 @@ export function snapshot(): CpuSnapshot | undefined {
     return undefined;
   }
   const cpu = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-  const processes = new Map<number, { comm: string; ppid: number; ticks: number }>();
+  const processes = new Map<number, ProcessTicks>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) {
       continue;
@@ -50,6 +65,7 @@ export function snapshot(): CpuSnapshot | undefined {
         comm,
         ppid: Number(fields[1]),
         ticks: Number(fields[11]) + Number(fields[12]),
+        kernelTicks: Number(fields[12]),
       });
     } catch {
       // The process ended while the folder was read.
@@ -74,14 +90,18 @@ export function cpuUse(
   if (before === undefined || after === undefined) {
     return undefined;
   }
-  const use: Record<Role | 'idle', number> = {
+  const none = (): Record<Role, number> => ({
     database: 0,
     server: 0,
     workers: 0,
     harness: 0,
     other: 0,
+  });
+  const use: Record<Role | 'idle', number> = {
+    ...none(),
     idle: (after.idle - before.idle) / TICKS_PER_SECOND,
   };
+  const kernel = none();
   const roleOf = (pid: number): Role => {
     for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
       if (pids.servers.includes(p)) {
@@ -104,8 +124,10 @@ export function cpuUse(
   };
   for (const [pid, now] of after.processes) {
     const was = before.processes.get(pid);
-    const ticks = now.ticks - (was?.comm === now.comm ? was.ticks : 0);
-    use[roleOf(pid)] += ticks / TICKS_PER_SECOND;
+    const same = was?.comm === now.comm;
+    const role = roleOf(pid);
+    use[role] += (now.ticks - (same ? was.ticks : 0)) / TICKS_PER_SECOND;
+    kernel[role] += (now.kernelTicks - (same ? was.kernelTicks : 0)) / TICKS_PER_SECOND;
   }
-  return use;
+  return { ...use, kernel };
 }
