@@ -103,8 +103,10 @@ function kernelShares(r: Row): string {
   }
   const share = (role: 'database' | 'server' | 'workers') =>
     cpu[role] === 0 ? '–' : ((cpu.kernel[role] / cpu[role]) * 100).toFixed(0);
+  // On SQLite the database is the server's own work; the idle database servers' few ticks are not.
+  const database = cpu.database < machineSeconds(cpu) / 100 ? '–' : share('database');
   const server = r.kind === 'pulse' ? share('server') : '–';
-  return `${share('database')} / ${server} / ${share('workers')}`;
+  return `${database} / ${server} / ${share('workers')}`;
 }
 
 /** CPU seconds of every role over the drain (the whole machine's work for it). */
