@@ -103,7 +103,7 @@ function kernelShares(r: Row): string {
   }
   const share = (role: 'database' | 'server' | 'workers') =>
     cpu[role] === 0 ? '–' : ((cpu.kernel[role] / cpu[role]) * 100).toFixed(0);
-  // On SQLite the database is the server's own work; the idle database servers' few ticks are not.
+  // On SQLite the database's work is the server's own: the idle MariaDB's few ticks mean nothing.
   const database = cpu.database < machineSeconds(cpu) / 100 ? '–' : share('database');
   const server = r.kind === 'pulse' ? share('server') : '–';
   return `${database} / ${server} / ${share('workers')}`;
