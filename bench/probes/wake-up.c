@@ -1,0 +1,91 @@
+/*
+ * What a bare system call and a wake-up of another process cost on this host
+ * (docs/design/hot-path.md §47). A round trip of one byte over two pipes between a parent and a
+ * child, each blocking in read() until the other writes, is two wake-ups: each the time the
+ * kernel takes to put one process to sleep, wake the other and switch to it. Three placements:
+ * both on one core (every wake-up a switch on that core), one on each of two cores (a wake-up
+ * across cores, an interrupt from one to the other), and wherever the scheduler puts them.
+ *
+ *   gcc -O2 bench/probes/wake-up.c -o /tmp/wake-up && /tmp/wake-up
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { CALLS = 2000000, ROUND_TRIPS = 100000 };
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+/* Runs the calling process on one CPU, or on every CPU when cpu is -1. */
+static void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long c = 0; c < cpus; c++) {
+    if (cpu < 0 || c == cpu) CPU_SET(c, &set);
+  }
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    perror("sched_setaffinity");
+    exit(1);
+  }
+}
+
+static void must(ssize_t done, const char *what) {
+  if (done != 1) {
+    perror(what);
+    exit(1);
+  }
+}
+
+/* Microseconds a round trip, the parent on parent_cpu and the child on child_cpu
+   (-1: not pinned). */
+static double round_trip_us(int parent_cpu, int child_cpu) {
+  int there[2], back[2];
+  if (pipe(there) != 0 || pipe(back) != 0) {
+    perror("pipe");
+    exit(1);
+  }
+  char byte = 0;
+  pid_t child = fork();
+  if (child == 0) {
+    pin(child_cpu);
+    for (int i = 0; i < ROUND_TRIPS; i++) {
+      must(read(there[0], &byte, 1), "child read");
+      must(write(back[1], &byte, 1), "child write");
+    }
+    _exit(0);
+  }
+  pin(parent_cpu);
+  double started = now_ns();
+  for (int i = 0; i < ROUND_TRIPS; i++) {
+    must(write(there[1], &byte, 1), "parent write");
+    must(read(back[0], &byte, 1), "parent read");
+  }
+  double elapsed = now_ns() - started;
+  waitpid(child, NULL, 0);
+  close(there[0]);
+  close(there[1]);
+  close(back[0]);
+  close(back[1]);
+  pin(-1);
+  return elapsed / ROUND_TRIPS / 1000;
+}
+
+int main(void) {
+  double started = now_ns();
+  for (int i = 0; i < CALLS; i++) syscall(SYS_getppid);
+  printf("a bare system call (getppid):    %6.2f µs\n", (now_ns() - started) / CALLS / 1000);
+  printf("a pipe round trip on one core:    %6.2f µs\n", round_trip_us(0, 0));
+  printf("a pipe round trip across two:     %6.2f µs\n", round_trip_us(0, 1));
+  printf("a pipe round trip, kernel-placed: %6.2f µs\n", round_trip_us(-1, -1));
+  return 0;
+}
