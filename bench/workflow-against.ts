@@ -1,7 +1,9 @@
 /**
  * Issue 14's workflow lines in one command: `bench/workflow.ts` (S2 and S3, Weave on MariaDB and
- * SQLite) run in alternating pairs, an earlier commit first and this checkout second, each pair on
- * the same machine minutes apart, so a machine whose speed drifts moves both sides of a pair alike.
+ * SQLite) run in pairs, an earlier commit and this checkout, each pair on the same machine minutes
+ * apart, so a machine whose speed drifts moves both sides of a pair alike. The order alternates:
+ * odd pairs run the earlier commit first, even pairs this checkout first, so that a machine which
+ * slows (or warms) over a pair does not favour the same side in every pair.
  *
  *   node bench/build/workflow-against.js [--landed da25fda] [--pairs 5] [--dir DIR] [--keep]
  *
@@ -9,13 +11,15 @@
  * folder), installed with `npm ci` and built once; `--keep` leaves it for the next run, otherwise it
  * is removed at the end. Each side's full report is kept beside it as `<dir>-reports/`. The table
  * printed at the end gives S3 transitions/s of both sides and their ratio (the line: ≥ 1.3×) and
- * S2's per-step p50 / p99 of both sides (the line: p50 not worse), per engine and pair.
+ * S2's per-step p50 / p99 of both sides (the line: p50 not worse), per engine and pair, then the
+ * medians over the pairs.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './burn-down-report.js';
 
 const HERE = fileURLToPath(new URL('../..', import.meta.url));
 const ENGINES = ['Weave MariaDB', 'Weave SQLite'] as const;
@@ -110,11 +114,18 @@ function main(): void {
   mkdirSync(reports, { recursive: true });
   const rows: string[][] = [];
   const ratios: Record<Engine, number[]> = { 'Weave MariaDB': [], 'Weave SQLite': [] };
+  const p50s: Record<Engine, { now: number[]; landed: number[] }> = {
+    'Weave MariaDB': { now: [], landed: [] },
+    'Weave SQLite': { now: [], landed: [] },
+  };
   let notWorse = 0;
   try {
     for (let pair = 1; pair <= pairs; pair++) {
-      const before = side(dir);
-      const now = side(HERE);
+      const landedFirst = pair % 2 === 1;
+      const order = landedFirst ? 'landed' : 'now';
+      const first = side(landedFirst ? dir : HERE);
+      const second = side(landedFirst ? HERE : dir);
+      const [before, now] = landedFirst ? [first, second] : [second, first];
       writeFileSync(join(reports, `landed-${pair}.txt`), before);
       writeFileSync(join(reports, `now-${pair}.txt`), now);
       const [l, n] = [parseReport(before), parseReport(now)];
@@ -122,14 +133,17 @@ function main(): void {
         const a = l[engine];
         const b = n[engine];
         if (a === undefined || b === undefined) {
-          rows.push([String(pair), engine, 'no figures (see the reports)', '', '', '']);
+          rows.push([String(pair), order, engine, 'no figures (see the reports)', '', '', '']);
           continue;
         }
         const notSlower = b.s2p50 <= a.s2p50;
         ratios[engine].push(b.s3 / a.s3);
+        p50s[engine].now.push(b.s2p50);
+        p50s[engine].landed.push(a.s2p50);
         notWorse += notSlower ? 1 : 0;
         rows.push([
           String(pair),
+          order,
           engine,
           `${b.s3} / ${a.s3}`,
           `${(b.s3 / a.s3).toFixed(2)}×`,
@@ -146,6 +160,7 @@ function main(): void {
   }
   const header = [
     'pair',
+    'first',
     'engine',
     'S3 tr./s now / landed',
     'ratio',
@@ -158,12 +173,19 @@ function main(): void {
       ? 'n/a'
       : `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}×`;
   const plural = pairs === 1 ? 'pair' : 'pairs';
+  const mid = (values: readonly number[]) => (median(values) ?? NaN).toFixed(2);
+  const medians = ENGINES.map(
+    (e) =>
+      `${e}: S3 ÷ landed ${mid(ratios[e])}×, S2 p50 ${mid(p50s[e].now)} ms now against ` +
+      `${mid(p50s[e].landed)} ms landed`,
+  ).join('; ');
   process.stdout.write(
     `\nS2 and S3, this checkout against ${landed}, ${pairs} ${plural} (reports in ${reports}):\n\n` +
       [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n') +
       `\n\nS3 ÷ landed (the line: ≥ 1.3×): MariaDB ${range(ratios['Weave MariaDB'])}, SQLite ` +
       `${range(ratios['Weave SQLite'])}; S2 per-step p50 not worse in ${notWorse} of ` +
-      `${ratios['Weave MariaDB'].length + ratios['Weave SQLite'].length} engine-pairs.\n`,
+      `${ratios['Weave MariaDB'].length + ratios['Weave SQLite'].length} engine-pairs.\n` +
+      `Medians over the pairs: ${medians}.\n`,
   );
 }
 
