@@ -95,22 +95,38 @@ export function formatCpuTable(rows: readonly Row[]): string {
   return markdownTable(header, body);
 }
 
+/**
+ * The kernel's share of one role's CPU over the drain, in per cent; undefined where the role did
+ * no work of its own (no server beside graphile-worker or pg-boss; on SQLite the database's work
+ * is the server's own, and the idle MariaDB's few ticks mean nothing).
+ */
+export function kernelPercent(r: Row, role: 'database' | 'server' | 'workers'): number | undefined {
+  const cpu = r.cpu;
+  if (
+    cpu === undefined ||
+    cpu[role] === 0 ||
+    (role === 'server' && r.kind !== 'pulse') ||
+    (role === 'database' && cpu.database < machineSeconds(cpu) / 100)
+  ) {
+    return undefined;
+  }
+  return (cpu.kernel[role] / cpu[role]) * 100;
+}
+
 /** The kernel's share of the database's, the server's and the workers' CPU, in per cent. */
 function kernelShares(r: Row): string {
-  const cpu = r.cpu;
-  if (cpu === undefined) {
+  if (r.cpu === undefined) {
     return 'n/a';
   }
-  const share = (role: 'database' | 'server' | 'workers') =>
-    cpu[role] === 0 ? '–' : ((cpu.kernel[role] / cpu[role]) * 100).toFixed(0);
-  // On SQLite the database's work is the server's own: the idle MariaDB's few ticks mean nothing.
-  const database = cpu.database < machineSeconds(cpu) / 100 ? '–' : share('database');
-  const server = r.kind === 'pulse' ? share('server') : '–';
-  return `${database} / ${server} / ${share('workers')}`;
+  const share = (role: 'database' | 'server' | 'workers') => {
+    const percent = kernelPercent(r, role);
+    return percent === undefined ? '–' : percent.toFixed(0);
+  };
+  return `${share('database')} / ${share('server')} / ${share('workers')}`;
 }
 
 /** CPU seconds of every role over the drain (the whole machine's work for it). */
-function machineSeconds(cpu: CpuUse): number {
+export function machineSeconds(cpu: CpuUse): number {
   return cpu.database + cpu.server + cpu.workers + cpu.harness + cpu.other;
 }
 
@@ -122,17 +138,24 @@ function machineSeconds(cpu: CpuUse): number {
  * CPU per job (a perfect overlap). Only the one-node MariaDB rows; empty when there are none.
  */
 export function formatTurnTable(rows: readonly Row[]): string {
+  const body = turnRows(rows);
+  return body.length === 0 ? '' : markdownTable(['system', ...TURN_HEADER], body);
+}
+
+/** The columns of the lockstep table after the system's name. */
+export const TURN_HEADER = [
+  'server + database (ms/job)',
+  '1 / that (jobs/s)',
+  'measured ÷ that',
+  "for graphile-worker's rate (ms/job)",
+  'machine (ms/job)',
+  'machine ÷ graphile-worker',
+  'at its busy cores ÷ graphile-worker',
+] as const;
+
+/** The lockstep table's rows (formatTurnTable), each the system's name and TURN_HEADER's cells. */
+export function turnRows(rows: readonly Row[]): string[][] {
   const peer = rows.find((r) => r.kind === 'graphile-worker');
-  const header = [
-    'system',
-    'server + database (ms/job)',
-    '1 / that (jobs/s)',
-    'measured ÷ that',
-    "for graphile-worker's rate (ms/job)",
-    'machine (ms/job)',
-    'machine ÷ graphile-worker',
-    'at its busy cores ÷ graphile-worker',
-  ];
   const peerCpu = peer?.cpu;
   const body: string[][] = [];
   for (const r of rows) {
@@ -167,7 +190,7 @@ export function formatTurnTable(rows: readonly Row[]): string {
       `${((peerBusyCores * 1000) / machineMs / peer.jobsPerSecond).toFixed(2)}×`,
     ]);
   }
-  return body.length === 0 ? '' : markdownTable(header, body);
+  return body;
 }
 
 export function formatTable(rows: readonly Row[]): string {

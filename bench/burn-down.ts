@@ -39,6 +39,7 @@ import {
   percentile,
 } from './burn-down-report.js';
 import { cpuUse, snapshot } from './cpu-use.js';
+import { formatRecord } from './burn-down-record.js';
 import type { Row } from './burn-down-report.js';
 import { forkReady } from './weave-processes.js';
 
@@ -367,6 +368,7 @@ async function main(): Promise<void> {
   if (options.rounds > 1) {
     process.stdout.write(`\nOver the ${options.rounds} rounds:\n\n${formatRounds(rounds)}\n`);
   }
+  process.stdout.write(`\nThe run's record, for docs/benchmarks.md:\n\n${formatRecord(rounds)}\n`);
   if (missing.length > 0) {
     process.stdout.write(`\nfailed variants: ${missing.join(', ')}\n`);
     process.exitCode = 1;

@@ -1,0 +1,155 @@
+/**
+ * A burn-down run as docs/benchmarks.md records it (the "Run N" sections of "Pulse burn-down"):
+ * the acceptance lines by round, the lockstep table by round, and the ranges over the rounds of
+ * commits, CPU, busy cores and kernel shares per system, with every p99 over the line beside the
+ * paced submits' own p99. Printed at the end of a run of several rounds, so a session copies the
+ * figures instead of reading them off the round tables by hand.
+ */
+import {
+  TURN_HEADER,
+  kernelPercent,
+  machineSeconds,
+  markdownTable,
+  turnRows,
+  type Row,
+} from './burn-down-report.js';
+
+/** issue 14's latency line: p99 submit→claim below saturation, in ms. */
+const P99_LINE_MS = 20;
+
+/** The short name the record gives a system (the acceptance's four; others by their own name). */
+export function shortName(r: Row): string {
+  if (r.kind === 'graphile-worker') {
+    return 'graphile-worker';
+  }
+  if (r.kind === 'pulse' && r.name.startsWith('Pulse MariaDB, 1 node (SDK Worker)')) {
+    return 'one node';
+  }
+  if (r.kind === 'pulse' && r.name.startsWith('Pulse MariaDB, 2 nodes (SDK Worker)')) {
+    return 'two nodes';
+  }
+  if (r.kind === 'pulse' && r.name.startsWith('Pulse SQLite, 1 node (SDK Worker)')) {
+    return 'SQLite';
+  }
+  return r.name;
+}
+
+/** "a–b" over some values at `digits` decimals ("a" when they print alike); "–" when none. */
+export function span(values: readonly (number | undefined)[], digits: number): string {
+  const known = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (known.length === 0) {
+    return '–';
+  }
+  const low = Math.min(...known).toFixed(digits);
+  const high = Math.max(...known).toFixed(digits);
+  return low === high ? low : `${low}–${high}`;
+}
+
+function find(round: readonly Row[], name: string): Row | undefined {
+  return round.find((r) => shortName(r) === name);
+}
+
+function rate(row: Row | undefined, peer: Row | undefined): string {
+  return row === undefined || peer === undefined
+    ? ''
+    : (row.jobsPerSecond / peer.jobsPerSecond).toFixed(2);
+}
+
+/** The acceptance lines by round: the shape of the tables in docs/benchmarks.md's runs. */
+function linesByRound(rounds: readonly (readonly Row[])[]): string {
+  const header = [
+    'round',
+    'MariaDB 1 node jobs/s',
+    '÷ graphile-worker',
+    '2 nodes ÷ 1 node',
+    'SQLite ÷ graphile-worker',
+    'graphile-worker jobs/s',
+    'p99 (ms) 1 node / 2 nodes / SQLite / graphile-worker',
+  ];
+  const body = rounds.map((round, i) => {
+    const [one, two, sqlite, peer] = ['one node', 'two nodes', 'SQLite', 'graphile-worker'].map(
+      (name) => find(round, name),
+    );
+    const p99 = [one, two, sqlite, peer]
+      .map((r) => (r?.p99 === undefined ? '–' : r.p99.toFixed(0)))
+      .join(' / ');
+    return [
+      String(i + 1),
+      one === undefined ? '' : one.jobsPerSecond.toFixed(0),
+      rate(one, peer),
+      rate(two, one),
+      rate(sqlite, peer),
+      peer === undefined ? '' : peer.jobsPerSecond.toFixed(0),
+      p99,
+    ];
+  });
+  return markdownTable(header, body);
+}
+
+/** The lockstep table (burn-down-report's formatTurnTable) of one node on MariaDB, by round. */
+function turnByRound(rounds: readonly (readonly Row[])[]): string {
+  const body: string[][] = [];
+  for (const [i, round] of rounds.entries()) {
+    for (const [name, ...cells] of turnRows(round)) {
+      if (name?.startsWith('Pulse MariaDB, 1 node (SDK Worker)') === true) {
+        body.push([String(i + 1), ...cells]);
+      }
+    }
+  }
+  return body.length === 0 ? '' : markdownTable(['round', ...TURN_HEADER], body);
+}
+
+/** Per system, over the rounds: commits, CPU per job by role, busy cores, kernel shares. */
+function ranges(rounds: readonly (readonly Row[])[]): string {
+  const names = [...new Set(rounds.flatMap((round) => round.map(shortName)))];
+  const of = (name: string) =>
+    rounds.map((round) => find(round, name)).filter((r): r is Row => r !== undefined);
+  const roles = ['database', 'server', 'workers'] as const;
+  // Where kernelPercent finds a role with no work of its own (SQLite's idle MariaDB, no server
+  // beside graphile-worker, a role without CPU), the record shows "–", as for its kernel share.
+  const perJob = (r: Row, role: (typeof roles)[number]) =>
+    r.cpu === undefined || kernelPercent(r, role) === undefined
+      ? undefined
+      : (r.cpu[role] * 1000) / r.jobs;
+  const busyCores = (r: Row) =>
+    r.cpu === undefined ? undefined : machineSeconds(r.cpu) / (r.drainMs / 1000);
+  const percent = (share: string) => (share === '–' ? share : `${share} %`);
+  const lines = names.map((name) => {
+    const rows = of(name);
+    const range = (f: (r: Row) => number | undefined, digits: number) => span(rows.map(f), digits);
+    const cpu = roles.map((role) => range((r) => perJob(r, role), 3));
+    const kernel = roles.map((role) => percent(range((r) => kernelPercent(r, role), 0)));
+    return (
+      `- ${name}: commits per job ${range((r) => r.commitsPerJob, 2)}; CPU per job (ms, ` +
+      `database / server / workers) ${cpu.join(' / ')}; busy cores ${range(busyCores, 2)}; ` +
+      `the kernel's share ${kernel.join(' / ')}`
+    );
+  });
+  const over: string[] = [];
+  for (const [i, round] of rounds.entries()) {
+    for (const r of round) {
+      if (r.kind !== 'graphile-worker' && r.p99 !== undefined && r.p99 > P99_LINE_MS) {
+        const own = r.submitP99 === undefined ? 'n/a' : r.submitP99.toFixed(0);
+        over.push(`round ${i + 1}, ${shortName(r)}: ${r.p99.toFixed(0)} ms (submits' own ${own})`);
+      }
+    }
+  }
+  const drains = rounds.reduce(
+    (n, round) => n + round.filter((r) => r.kind !== 'graphile-worker').length,
+    0,
+  );
+  const p99 =
+    `- p99 submit→claim ≤ ${P99_LINE_MS} ms in ${drains - over.length} drains of ${drains}` +
+    (over.length === 0 ? '' : `; over it: ${over.join('; ')}`);
+  return [...lines, p99].join('\n');
+}
+
+/** The whole record of a run: both tables and the ranges. */
+export function formatRecord(rounds: readonly (readonly Row[])[]): string {
+  const turn = turnByRound(rounds);
+  return [
+    linesByRound(rounds),
+    ...(turn === '' ? [] : ['The lockstep table, one node on MariaDB:', turn]),
+    ranges(rounds),
+  ].join('\n\n');
+}
