@@ -83,7 +83,7 @@ function linesByRound(rounds: readonly (readonly Row[])[]): string {
       p99,
     ];
   });
-  return markdownTable(header, body);
+  return markdownTable(header, body, false);
 }
 
 /** The lockstep table (burn-down-report's formatTurnTable) of one node on MariaDB, by round. */
@@ -96,7 +96,7 @@ function turnByRound(rounds: readonly (readonly Row[])[]): string {
       }
     }
   }
-  return body.length === 0 ? '' : markdownTable(['round', ...TURN_HEADER], body);
+  return body.length === 0 ? '' : markdownTable(['round', ...TURN_HEADER], body, false);
 }
 
 /** Per system, over the rounds: commits, CPU per job by role, busy cores, kernel shares. */

@@ -44,15 +44,20 @@ function fixed(value: number | undefined, digits: number): string {
   return value === undefined ? 'n/a' : value.toFixed(digits);
 }
 
-/** A Markdown table: first column left-aligned, the others right-aligned. */
+/**
+ * A Markdown table: the first column left-aligned (a name) and the others right-aligned, or every
+ * column right-aligned when the first is a number too (`firstIsName` false).
+ */
 export function markdownTable(
   header: readonly string[],
   body: readonly (readonly string[])[],
+  firstIsName = true,
 ): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const left = (i: number) => i === 0 && firstIsName;
   const line = (cells: readonly string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ')} |`;
+    `| ${cells.map((c, i) => (left(i) ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (left(i) ? '-'.repeat(w) : '-'.repeat(w - 1) + ':')).join(' | ')} |`;
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
