@@ -2,8 +2,8 @@
  * A burn-down run as docs/benchmarks.md records it (the "Run N" sections of "Pulse burn-down"):
  * the acceptance lines by round, the lockstep table by round, and the ranges over the rounds of
  * commits, CPU, busy cores and kernel shares per system, with every p99 over the line beside the
- * paced submits' own p99. Printed at the end of a run of several rounds, so a session copies the
- * figures instead of reading them off the round tables by hand.
+ * paced submits' own p99. Printed at the end of every run, so a session copies the figures
+ * instead of reading them off the round tables by hand.
  */
 import {
   TURN_HEADER,
@@ -17,21 +17,22 @@ import {
 /** issue 14's latency line: p99 submit→claim below saturation, in ms. */
 const P99_LINE_MS = 20;
 
+/** The acceptance's Pulse variants (the SDK Worker as shipped) by the record's short names. */
+const PULSE_SHORT_NAMES: readonly (readonly [prefix: string, short: string])[] = [
+  ['Pulse MariaDB, 1 node (SDK Worker)', 'one node'],
+  ['Pulse MariaDB, 2 nodes (SDK Worker)', 'two nodes'],
+  ['Pulse SQLite, 1 node (SDK Worker)', 'SQLite'],
+];
+
 /** The short name the record gives a system (the acceptance's four; others by their own name). */
 export function shortName(r: Row): string {
   if (r.kind === 'graphile-worker') {
     return 'graphile-worker';
   }
-  if (r.kind === 'pulse' && r.name.startsWith('Pulse MariaDB, 1 node (SDK Worker)')) {
-    return 'one node';
-  }
-  if (r.kind === 'pulse' && r.name.startsWith('Pulse MariaDB, 2 nodes (SDK Worker)')) {
-    return 'two nodes';
-  }
-  if (r.kind === 'pulse' && r.name.startsWith('Pulse SQLite, 1 node (SDK Worker)')) {
-    return 'SQLite';
-  }
-  return r.name;
+  const known = PULSE_SHORT_NAMES.find(
+    ([prefix]) => r.kind === 'pulse' && r.name.startsWith(prefix),
+  );
+  return known?.[1] ?? r.name;
 }
 
 /** "a–b" over some values at `digits` decimals ("a" when they print alike); "–" when none. */
@@ -90,10 +91,10 @@ function linesByRound(rounds: readonly (readonly Row[])[]): string {
 function turnByRound(rounds: readonly (readonly Row[])[]): string {
   const body: string[][] = [];
   for (const [i, round] of rounds.entries()) {
-    for (const [name, ...cells] of turnRows(round)) {
-      if (name?.startsWith('Pulse MariaDB, 1 node (SDK Worker)') === true) {
-        body.push([String(i + 1), ...cells]);
-      }
+    // The one-node row beside its peer (turnRows reads graphile-worker's row from the same list).
+    const shown = round.filter((r) => ['one node', 'graphile-worker'].includes(shortName(r)));
+    for (const [, ...cells] of turnRows(shown)) {
+      body.push([String(i + 1), ...cells]);
     }
   }
   return body.length === 0 ? '' : markdownTable(['round', ...TURN_HEADER], body, false);
