@@ -1,8 +1,8 @@
 /**
  * A burn-down run as docs/benchmarks.md records it (the "Run N" sections of "Pulse burn-down"):
- * the acceptance lines by round, the lockstep table by round, and the ranges over the rounds of
- * commits, CPU, busy cores and kernel shares per system, with every p99 over the line beside the
- * paced submits' own p99. Printed at the end of every run, so a session copies the figures
+ * the acceptance lines by round, the lockstep table by round, each throughput line's rounds held
+ * (from the unrounded rates), and the ranges over the rounds of commits, CPU, busy cores and
+ * kernel shares per system, with every p99 over the line beside the paced submits' own p99. Printed at the end of every run, so a session copies the figures
  * instead of reading them off the round tables by hand.
  */
 import {
@@ -87,6 +87,44 @@ function linesByRound(rounds: readonly (readonly Row[])[]): string {
   return markdownTable(header, body, false);
 }
 
+/** issue 14's throughput lines: a system's jobs/s over its reference's, and the least ratio. */
+const THROUGHPUT_LINES = [
+  {
+    label: 'MariaDB one node ≥ 1.0× graphile-worker',
+    name: 'one node',
+    over: 'graphile-worker',
+    least: 1,
+  },
+  { label: 'SQLite ≥ 1.0× graphile-worker', name: 'SQLite', over: 'graphile-worker', least: 1 },
+  { label: 'two nodes ≥ 0.9× one node', name: 'two nodes', over: 'one node', least: 0.9 },
+] as const;
+
+/**
+ * Each throughput line held or not, round by round, from the unrounded jobs/s: the tables print
+ * two decimals, so a ratio of 0.897 shows as 0.90 there; a round under a line is named here with
+ * three.
+ */
+function verdicts(rounds: readonly (readonly Row[])[]): string[] {
+  return THROUGHPUT_LINES.flatMap(({ label, name, over, least }) => {
+    const ratios = rounds.flatMap((round, i) => {
+      const [row, reference] = [find(round, name), find(round, over)];
+      return row === undefined || reference === undefined
+        ? []
+        : [{ round: i + 1, ratio: row.jobsPerSecond / reference.jobsPerSecond }];
+    });
+    if (ratios.length === 0) {
+      return [];
+    }
+    const under = ratios.filter(({ ratio }) => ratio < least);
+    return [
+      `- ${label}: held in ${ratios.length - under.length} of ${ratios.length} rounds` +
+        (under.length === 0
+          ? ''
+          : `; under it: ${under.map((u) => `round ${u.round}, ${u.ratio.toFixed(3)}×`).join('; ')}`),
+    ];
+  });
+}
+
 /** The lockstep table (burn-down-report's formatTurnTable) of one node on MariaDB, by round. */
 function turnByRound(rounds: readonly (readonly Row[])[]): string {
   const body: string[][] = [];
@@ -142,7 +180,7 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
   const p99 =
     `- p99 submit→claim ≤ ${P99_LINE_MS} ms in ${drains - over.length} drains of ${drains}` +
     (over.length === 0 ? '' : `; over it: ${over.join('; ')}`);
-  return [...lines, p99].join('\n');
+  return [...verdicts(rounds), ...lines, p99].join('\n');
 }
 
 /** The whole record of a run: both tables and the ranges. */
