@@ -2,8 +2,9 @@
  * A burn-down run as docs/benchmarks.md records it (the "Run N" sections of "Pulse burn-down"):
  * the acceptance lines by round, the lockstep table by round, each throughput line's rounds held
  * (from the unrounded rates), and the ranges over the rounds of commits, CPU, busy cores and
- * kernel shares per system, with every p99 over the line beside the paced submits' own p99. Printed at the end of every run, so a session copies the figures
- * instead of reading them off the round tables by hand.
+ * kernel shares per system, with every p99 over the line beside the paced submits' own p99.
+ * Printed at the end of every run, so a session copies the figures instead of reading them off the
+ * round tables by hand.
  */
 import {
   TURN_HEADER,
@@ -50,10 +51,15 @@ function find(round: readonly Row[], name: string): Row | undefined {
   return round.find((r) => shortName(r) === name);
 }
 
-function rate(row: Row | undefined, peer: Row | undefined): string {
-  return row === undefined || peer === undefined
-    ? ''
-    : (row.jobsPerSecond / peer.jobsPerSecond).toFixed(2);
+/** A system's jobs/s over its reference's in one round; undefined when either did not run. */
+function ratio(row: Row | undefined, reference: Row | undefined): number | undefined {
+  return row === undefined || reference === undefined
+    ? undefined
+    : row.jobsPerSecond / reference.jobsPerSecond;
+}
+
+function rate(row: Row | undefined, reference: Row | undefined): string {
+  return ratio(row, reference)?.toFixed(2) ?? '';
 }
 
 /** The acceptance lines by round: the shape of the tables in docs/benchmarks.md's runs. */
@@ -107,21 +113,17 @@ const THROUGHPUT_LINES = [
 function verdicts(rounds: readonly (readonly Row[])[]): string[] {
   return THROUGHPUT_LINES.flatMap(({ label, name, over, least }) => {
     const ratios = rounds.flatMap((round, i) => {
-      const [row, reference] = [find(round, name), find(round, over)];
-      return row === undefined || reference === undefined
-        ? []
-        : [{ round: i + 1, ratio: row.jobsPerSecond / reference.jobsPerSecond }];
+      const value = ratio(find(round, name), find(round, over));
+      return value === undefined ? [] : [{ round: i + 1, ratio: value }];
     });
     if (ratios.length === 0) {
       return [];
     }
-    const under = ratios.filter(({ ratio }) => ratio < least);
-    return [
-      `- ${label}: held in ${ratios.length - under.length} of ${ratios.length} rounds` +
-        (under.length === 0
-          ? ''
-          : `; under it: ${under.map((u) => `round ${u.round}, ${u.ratio.toFixed(3)}×`).join('; ')}`),
-    ];
+    const under = ratios
+      .filter((r) => r.ratio < least)
+      .map((r) => `round ${r.round}, ${r.ratio.toFixed(3)}×`);
+    const held = `- ${label}: held in ${ratios.length - under.length} of ${ratios.length} rounds`;
+    return [under.length === 0 ? held : `${held}; under it: ${under.join('; ')}`];
   });
 }
 
@@ -180,15 +182,15 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
   const p99 =
     `- p99 submit→claim ≤ ${P99_LINE_MS} ms in ${drains - over.length} drains of ${drains}` +
     (over.length === 0 ? '' : `; over it: ${over.join('; ')}`);
-  return [...verdicts(rounds), ...lines, p99].join('\n');
+  return [...lines, p99].join('\n');
 }
 
-/** The whole record of a run: both tables and the ranges. */
+/** The whole record of a run: both tables, the lines' rounds held and the ranges. */
 export function formatRecord(rounds: readonly (readonly Row[])[]): string {
   const turn = turnByRound(rounds);
   return [
     linesByRound(rounds),
     ...(turn === '' ? [] : ['The lockstep table, one node on MariaDB:', turn]),
-    ranges(rounds),
+    [...verdicts(rounds), ranges(rounds)].join('\n'),
   ].join('\n\n');
 }
