@@ -8,6 +8,7 @@
  */
 import {
   TURN_HEADER,
+  jobsRatio,
   kernelPercent,
   machineSeconds,
   markdownTable,
@@ -51,15 +52,8 @@ function find(round: readonly Row[], name: string): Row | undefined {
   return round.find((r) => shortName(r) === name);
 }
 
-/** A system's jobs/s over its reference's in one round; undefined when either did not run. */
-function ratio(row: Row | undefined, reference: Row | undefined): number | undefined {
-  return row === undefined || reference === undefined
-    ? undefined
-    : row.jobsPerSecond / reference.jobsPerSecond;
-}
-
 function rate(row: Row | undefined, reference: Row | undefined): string {
-  return ratio(row, reference)?.toFixed(2) ?? '';
+  return jobsRatio(row, reference)?.toFixed(2) ?? '';
 }
 
 /** The acceptance lines by round: the shape of the tables in docs/benchmarks.md's runs. */
@@ -113,7 +107,7 @@ const THROUGHPUT_LINES = [
 function verdicts(rounds: readonly (readonly Row[])[]): string[] {
   return THROUGHPUT_LINES.flatMap(({ label, name, over, least }) => {
     const ratios = rounds.flatMap((round, i) => {
-      const value = ratio(find(round, name), find(round, over));
+      const value = jobsRatio(find(round, name), find(round, over));
       return value === undefined ? [] : [{ round: i + 1, ratio: value }];
     });
     if (ratios.length === 0) {

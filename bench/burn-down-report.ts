@@ -33,11 +33,16 @@ export function percentile(sorted: readonly number[], p: number): number | undef
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 }
 
+/** A system's jobs/s over its reference's in one round; undefined when either did not run. */
+export function jobsRatio(row: Row | undefined, reference: Row | undefined): number | undefined {
+  return row === undefined || reference === undefined
+    ? undefined
+    : row.jobsPerSecond / reference.jobsPerSecond;
+}
+
 function ratio(row: Row, peer: Row | undefined): string {
-  if (row.kind !== 'pulse' || peer === undefined) {
-    return '';
-  }
-  return `${(row.jobsPerSecond / peer.jobsPerSecond).toFixed(2)}×`;
+  const value = row.kind === 'pulse' ? jobsRatio(row, peer) : undefined;
+  return value === undefined ? '' : `${value.toFixed(2)}×`;
 }
 
 function fixed(value: number | undefined, digits: number): string {
@@ -276,12 +281,13 @@ export function formatRounds(rounds: readonly (readonly Row[])[]): string {
       }
       rates.push(row.jobsPerSecond);
       const peer = round.find((r) => r.kind === 'graphile-worker');
-      if (row.kind === 'pulse' && peer !== undefined) {
-        toPeer.push(row.jobsPerSecond / peer.jobsPerSecond);
+      const overPeer = row.kind === 'pulse' ? jobsRatio(row, peer) : undefined;
+      if (overPeer !== undefined) {
+        toPeer.push(overPeer);
       }
-      const one = oneNodeOf(row, round);
-      if (one !== undefined) {
-        toOne.push(row.jobsPerSecond / one.jobsPerSecond);
+      const overOne = jobsRatio(row, oneNodeOf(row, round));
+      if (overOne !== undefined) {
+        toOne.push(overOne);
       }
     }
     const middle = (values: number[], digits: number, unit = '') =>
