@@ -154,10 +154,15 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
     const range = (f: (r: Row) => number | undefined, digits: number) => span(rows.map(f), digits);
     const cpu = roles.map((role) => range((r) => perJob(r, role), 3));
     const kernel = roles.map((role) => percent(range((r) => kernelPercent(r, role), 0)));
+    // MariaDB's buffer pool over the drain: whether a drain's pages grow a job, or come from disk.
+    const pages = rows.some((r) => r.pagesPerJob !== undefined)
+      ? `; InnoDB pages per job ${range((r) => r.pagesPerJob, 0)}, read from disk ` +
+        range((r) => r.pagesFromDisk, 0)
+      : '';
     return (
       `- ${name}: commits per job ${range((r) => r.commitsPerJob, 2)}; CPU per job (ms, ` +
       `database / server / workers) ${cpu.join(' / ')}; busy cores ${range(busyCores, 2)}; ` +
-      `the kernel's share ${kernel.join(' / ')}`
+      `the kernel's share ${kernel.join(' / ')}${pages}`
     );
   });
   const over: string[] = [];

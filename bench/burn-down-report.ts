@@ -11,6 +11,9 @@ export interface Row {
   readonly commitsPerJob: number | undefined;
   /** MariaDB Handler_commit per job. */
   readonly handlerCommitsPerJob: number | undefined;
+  /** MariaDB: InnoDB buffer-pool page requests per job over the drain, and pages read from disk. */
+  readonly pagesPerJob: number | undefined;
+  readonly pagesFromDisk: number | undefined;
   readonly p50: number | undefined;
   readonly p99: number | undefined;
   readonly latencyCount: number;

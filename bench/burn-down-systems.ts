@@ -72,6 +72,8 @@ export interface Commits {
   readonly commits: number;
   /** MariaDB only: `Handler_commit` (every statement commit, reads included). */
   readonly handler?: number;
+  /** MariaDB only: InnoDB buffer-pool page requests and the pages it had to read from disk. */
+  readonly pages?: { readonly requests: number; readonly fromDisk: number };
   /** Pulse only: grouped worker-call transactions and the calls they held, over all nodes. */
   readonly groups?: { readonly count: number; readonly calls: number };
 }
@@ -261,13 +263,19 @@ export class PulseSystem implements System {
       return { commits: Number.NaN, groups };
     }
     const [rows] = await this.#sql.query<RowDataPacket[]>(
-      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Handler_commit', 'Com_commit')",
+      'SHOW GLOBAL STATUS WHERE Variable_name IN ' +
+        "('Handler_commit', 'Com_commit', 'Innodb_buffer_pool_read_requests', " +
+        "'Innodb_buffer_pool_reads')",
     );
     const get = (name: string) =>
       Number(rows.find((r) => r.Variable_name === name)?.Value ?? Number.NaN);
     return {
       commits: get('Com_commit'),
       handler: get('Handler_commit'),
+      pages: {
+        requests: get('Innodb_buffer_pool_read_requests'),
+        fromDisk: get('Innodb_buffer_pool_reads'),
+      },
       groups,
     };
   }

@@ -290,6 +290,14 @@ async function runVariant(system: System, options: Options): Promise<Row> {
         before?.handler === undefined || after?.handler === undefined
           ? undefined
           : (after.handler - before.handler) / options.jobs,
+      pagesPerJob:
+        before?.pages === undefined || after?.pages === undefined
+          ? undefined
+          : (after.pages.requests - before.pages.requests) / options.jobs,
+      pagesFromDisk:
+        before?.pages === undefined || after?.pages === undefined
+          ? undefined
+          : after.pages.fromDisk - before.pages.fromDisk,
       p50: percentile(latencies, 0.5),
       p99: percentile(latencies, 0.99),
       latencyCount: latencies.length,
