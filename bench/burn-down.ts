@@ -267,37 +267,29 @@ async function runVariant(system: System, options: Options): Promise<Row> {
     const latencies = (await workers.stop()).sort((a, b) => a - b);
     log(`paced: ${latencies.length} of ${total} latencies recorded`);
     const pgOwn = system.kind === 'pulse' ? 0 : ownQueries;
+    // How far a database counter moved over the drain; undefined where the system has none.
+    const grew = (counter: (c: Commits) => number | undefined): number | undefined => {
+      const from = before === undefined ? undefined : counter(before);
+      const to = after === undefined ? undefined : counter(after);
+      return from === undefined || to === undefined || Number.isNaN(to) ? undefined : to - from;
+    };
+    const perJob = (n: number | undefined) => (n === undefined ? undefined : n / options.jobs);
+    const groups = grew((c) => c.groups?.count);
+    const calls = grew((c) => c.groups?.calls);
+    const commits = grew((c) => c.commits);
     return {
       name: system.name,
       kind: system.kind,
       jobs: options.jobs,
       drainMs,
       jobsPerSecond,
-      commitsPerJob:
-        before === undefined || after === undefined || Number.isNaN(after.commits)
-          ? undefined
-          : (after.commits - before.commits - pgOwn) / options.jobs,
+      commitsPerJob: perJob(commits === undefined ? undefined : commits - pgOwn),
       callsPerGroup:
-        before?.groups === undefined || after?.groups === undefined
-          ? undefined
-          : (after.groups.calls - before.groups.calls) /
-            Math.max(1, after.groups.count - before.groups.count),
-      jobsPerCall:
-        before?.groups === undefined || after?.groups === undefined
-          ? undefined
-          : options.jobs / Math.max(1, after.groups.calls - before.groups.calls),
-      handlerCommitsPerJob:
-        before?.handler === undefined || after?.handler === undefined
-          ? undefined
-          : (after.handler - before.handler) / options.jobs,
-      pagesPerJob:
-        before?.pages === undefined || after?.pages === undefined
-          ? undefined
-          : (after.pages.requests - before.pages.requests) / options.jobs,
-      pagesFromDisk:
-        before?.pages === undefined || after?.pages === undefined
-          ? undefined
-          : after.pages.fromDisk - before.pages.fromDisk,
+        groups === undefined || calls === undefined ? undefined : calls / Math.max(1, groups),
+      jobsPerCall: calls === undefined ? undefined : options.jobs / Math.max(1, calls),
+      handlerCommitsPerJob: perJob(grew((c) => c.handler)),
+      pagesPerJob: perJob(grew((c) => c.pages?.requests)),
+      pagesFromDisk: grew((c) => c.pages?.fromDisk),
       p50: percentile(latencies, 0.5),
       p99: percentile(latencies, 0.99),
       latencyCount: latencies.length,
