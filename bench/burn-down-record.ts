@@ -1,8 +1,9 @@
 /**
  * A burn-down run as docs/benchmarks.md records it (the "Run N" sections of "Pulse burn-down"):
- * the acceptance lines by round, the lockstep table by round, each throughput line's rounds held
- * (from the unrounded rates), and the ranges over the rounds of commits, CPU, busy cores and
- * kernel shares per system, with every p99 over the line beside the paced submits' own p99.
+ * the acceptance lines by round, the lockstep table and the two-node bound by round, each
+ * throughput line's rounds held (from the unrounded rates), and the ranges over the rounds of
+ * commits, CPU, busy cores and kernel shares per system, with every p99 over the line beside the
+ * paced submits' own p99.
  * Printed at the end of every run, so a session copies the figures instead of reading them off the
  * round tables by hand.
  */
@@ -134,6 +135,51 @@ function turnByRound(rounds: readonly (readonly Row[])[]): string {
   return body.length === 0 ? '' : markdownTable(['round', ...TURN_HEADER], body, false);
 }
 
+/**
+ * The two-node line's bound (docs/design/hot-path.md §46, §52), by round: two nodes drain at their
+ * busy cores ÷ their machine a job, so they reach 0.9× of one node only while their machine a job
+ * stays under their busy cores ÷ (0.9 × one node's jobs/s), which is about 2.1–2.2 times one
+ * node's server and database a job on two cores.
+ */
+function twoNodesByRound(rounds: readonly (readonly Row[])[]): string {
+  const perJobMs = (r: Row, seconds: number) => (seconds * 1000) / r.jobs;
+  const body = rounds.flatMap((round, i) => {
+    const [one, two] = [find(round, 'one node'), find(round, 'two nodes')];
+    if (one?.cpu === undefined || two?.cpu === undefined) {
+      return [];
+    }
+    const turnMs = perJobMs(one, one.cpu.server + one.cpu.database);
+    const machineMs = perJobMs(two, machineSeconds(two.cpu));
+    const busyCores = machineSeconds(two.cpu) / (two.drainMs / 1000);
+    const allowedMs = (busyCores * 1000) / (0.9 * one.jobsPerSecond);
+    return [
+      [
+        String(i + 1),
+        one.jobsPerSecond.toFixed(0),
+        turnMs.toFixed(3),
+        two.jobsPerSecond.toFixed(0),
+        busyCores.toFixed(2),
+        machineMs.toFixed(3),
+        (machineMs / turnMs).toFixed(2),
+        allowedMs.toFixed(3),
+        rate(two, one),
+      ],
+    ];
+  });
+  const header = [
+    'round',
+    '1 node jobs/s',
+    'its server + database (ms/job)',
+    '2 nodes jobs/s',
+    'their busy cores',
+    'their machine (ms/job)',
+    "machine ÷ 1 node's server + database",
+    'machine the line allows (ms/job)',
+    '2 nodes ÷ 1 node',
+  ];
+  return body.length === 0 ? '' : markdownTable(header, body, false);
+}
+
 /** Per system, over the rounds: commits, CPU per job by role, busy cores, kernel shares. */
 function ranges(rounds: readonly (readonly Row[])[]): string {
   const names = [...new Set(rounds.flatMap((round) => round.map(shortName)))];
@@ -187,9 +233,16 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
 /** The whole record of a run: both tables, the lines' rounds held and the ranges. */
 export function formatRecord(rounds: readonly (readonly Row[])[]): string {
   const turn = turnByRound(rounds);
+  const twoNodes = twoNodesByRound(rounds);
   return [
     linesByRound(rounds),
     ...(turn === '' ? [] : ['The lockstep table, one node on MariaDB:', turn]),
+    ...(twoNodes === ''
+      ? []
+      : [
+          'Two nodes against the machine a job the line allows (docs/design/hot-path.md §46, §52):',
+          twoNodes,
+        ]),
     [...verdicts(rounds), ranges(rounds)].join('\n'),
   ].join('\n\n');
 }
