@@ -90,8 +90,8 @@ export function formatCpuTable(rows: readonly Row[]): string {
   const body = rows.map((r) => {
     const cpu = r.cpu;
     const perJob = (seconds: number | undefined) =>
-      seconds === undefined ? 'n/a' : ((seconds * 1000) / r.jobs).toFixed(3);
-    const busy = cpu === undefined ? 'n/a' : (machineSeconds(cpu) / (r.drainMs / 1000)).toFixed(2);
+      seconds === undefined ? 'n/a' : msPerJob(r, seconds).toFixed(3);
+    const busy = cpu === undefined ? 'n/a' : busyCores(r, cpu).toFixed(2);
     return [
       r.name,
       perJob(cpu?.database),
@@ -143,6 +143,21 @@ export function machineSeconds(cpu: CpuUse): number {
   return cpu.database + cpu.server + cpu.workers + cpu.harness + cpu.other;
 }
 
+/** CPU seconds over a row's drain as ms per job. */
+export function msPerJob(r: Row, seconds: number): number {
+  return (seconds * 1000) / r.jobs;
+}
+
+/** How many cores a row's drain kept busy on average (its machine's CPU over the drain's time). */
+export function busyCores(r: Row, cpu: CpuUse): number {
+  return machineSeconds(cpu) / (r.drainMs / 1000);
+}
+
+/** One node's turn (hot-path.md §30): its server's and its database's CPU, ms per job. */
+export function turnMs(r: Row, cpu: CpuUse): number {
+  return msPerJob(r, cpu.server + cpu.database);
+}
+
 /**
  * The lockstep check of hot-path.md §30: one Pulse node on MariaDB runs a group of worker calls
  * through its server and then its database, never both at once, so it drains at about
@@ -181,20 +196,20 @@ export function turnRows(rows: readonly Row[]): string[][] {
     ) {
       continue;
     }
-    const turnMs = ((cpu.server + cpu.database) * 1000) / r.jobs;
-    const machineMs = (machineSeconds(cpu) * 1000) / r.jobs;
+    const turn = turnMs(r, cpu);
+    const machineMs = msPerJob(r, machineSeconds(cpu));
     const cells = [
       r.name,
-      turnMs.toFixed(3),
-      (1000 / turnMs).toFixed(0),
-      (r.jobsPerSecond / (1000 / turnMs)).toFixed(2),
+      turn.toFixed(3),
+      (1000 / turn).toFixed(0),
+      (r.jobsPerSecond / (1000 / turn)).toFixed(2),
     ];
     if (peer === undefined || peerCpu === undefined) {
       body.push([...cells, '', machineMs.toFixed(3), '', '']);
       continue;
     }
-    const peerMachineMs = (machineSeconds(peerCpu) * 1000) / peer.jobs;
-    const peerBusyCores = machineSeconds(peerCpu) / (peer.drainMs / 1000);
+    const peerMachineMs = msPerJob(peer, machineSeconds(peerCpu));
+    const peerBusyCores = busyCores(peer, peerCpu);
     body.push([
       ...cells,
       (1000 / peer.jobsPerSecond).toFixed(3),
