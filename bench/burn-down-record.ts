@@ -149,8 +149,9 @@ function turnByRound(rounds: readonly (readonly Row[])[]): string {
 /**
  * The two-node line's bound (docs/design/hot-path.md §46, §52), by round: two nodes drain at their
  * busy cores ÷ their machine a job, so they reach 0.9× of one node only while their machine a job
- * stays under their busy cores ÷ (0.9 × one node's jobs/s), which is about 2.1–2.2 times one
- * node's server and database a job on two cores.
+ * stays under their busy cores ÷ (0.9 × one node's jobs/s): about 2.1–2.2 times one node's
+ * server and database a job where two nodes keep about 1.9 of two cores busy (more where the host
+ * accounts more, §53).
  */
 function twoNodesByRound(rounds: readonly (readonly Row[])[]): string {
   const body = rounds.flatMap((round, i) => {
