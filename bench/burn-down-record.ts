@@ -15,6 +15,7 @@ import {
   machineSeconds,
   markdownTable,
   msPerJob,
+  stolenCores,
   turnMs,
   turnRows,
   type Row,
@@ -191,7 +192,10 @@ function twoNodesByRound(rounds: readonly (readonly Row[])[]): string {
   return body.length === 0 ? '' : markdownTable(header, body, false);
 }
 
-/** Per system, over the rounds: commits, CPU per job by role, busy cores, kernel shares. */
+/**
+ * Per system, over the rounds: commits, CPU per job by role, busy cores, the cores the hypervisor
+ * took, kernel shares.
+ */
 function ranges(rounds: readonly (readonly Row[])[]): string {
   const names = [...new Set(rounds.flatMap((round) => round.map(shortName)))];
   const of = (name: string) =>
@@ -204,6 +208,7 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
       ? undefined
       : msPerJob(r, r.cpu[role]);
   const cores = (r: Row) => (r.cpu === undefined ? undefined : busyCores(r, r.cpu));
+  const stolen = (r: Row) => (r.cpu === undefined ? undefined : stolenCores(r, r.cpu));
   const percent = (share: string) => (share === '–' ? share : `${share} %`);
   const lines = names.map((name) => {
     const rows = of(name);
@@ -218,7 +223,7 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
     return (
       `- ${name}: commits per job ${range((r) => r.commitsPerJob, 2)}; CPU per job (ms, ` +
       `database / server / workers) ${cpu.join(' / ')}; busy cores ${range(cores, 2)}; ` +
-      `the kernel's share ${kernel.join(' / ')}${pages}`
+      `stolen cores ${range(stolen, 2)}; the kernel's share ${kernel.join(' / ')}${pages}`
     );
   });
   const over: string[] = [];

@@ -71,8 +71,9 @@ export function markdownTable(
 
 /**
  * Where the drain's CPU went: ms of CPU per job for each role, how busy the machine was (cores in
- * use on average, out of all), and the share of the database's, the server's and the workers' CPU
- * spent in the kernel.
+ * use on average, out of all), how much of the cores the hypervisor took (its steal, as cores on
+ * average), and the share of the database's, the server's and the workers' CPU spent in the
+ * kernel.
  */
 export function formatCpuTable(rows: readonly Row[]): string {
   const header = [
@@ -83,6 +84,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
     'harness',
     'other',
     'busy cores',
+    'stolen cores',
     'calls/group',
     'jobs/call',
     'kernel % db / server / workers',
@@ -92,6 +94,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
     const perJob = (seconds: number | undefined) =>
       seconds === undefined ? 'n/a' : msPerJob(r, seconds).toFixed(3);
     const busy = cpu === undefined ? 'n/a' : busyCores(r, cpu).toFixed(2);
+    const stolen = cpu === undefined ? 'n/a' : stolenCores(r, cpu).toFixed(2);
     return [
       r.name,
       perJob(cpu?.database),
@@ -100,6 +103,7 @@ export function formatCpuTable(rows: readonly Row[]): string {
       perJob(cpu?.harness),
       perJob(cpu?.other),
       busy,
+      stolen,
       r.kind === 'pulse' ? fixed(r.callsPerGroup, 2) : '',
       r.kind === 'pulse' ? fixed(r.jobsPerCall, 2) : '',
       kernelShares(r),
@@ -151,6 +155,11 @@ export function msPerJob(r: Row, seconds: number): number {
 /** How many cores a row's drain kept busy on average (its machine's CPU over the drain's time). */
 export function busyCores(r: Row, cpu: CpuUse): number {
   return machineSeconds(cpu) / (r.drainMs / 1000);
+}
+
+/** How many of the machine's cores the hypervisor took on average over a row's drain. */
+export function stolenCores(r: Row, cpu: CpuUse): number {
+  return cpu.stolen / (r.drainMs / 1000);
 }
 
 /** One node's turn (hot-path.md §30): its server's and its database's CPU, ms per job. */

@@ -8,7 +8,10 @@
  * across it (PostgreSQL's backends are one per connection, opened before the clock starts).
  * Each role's kernel (system) time is kept apart as well: on hosts where entering the kernel is
  * dear (a hypervisor that traps it), the systems compared spend very different shares there
- * (docs/design/hot-path.md §46).
+ * (docs/design/hot-path.md §46). So is the time the hypervisor took from the machine's cores
+ * (`/proc/stat`'s steal): on an oversubscribed host a drain's pace moves with it while the
+ * roles' CPU a job does not, since a guest kernel with steal accounting charges no process for
+ * it (docs/design/hot-path.md §54).
  * Linux only; elsewhere `snapshot` answers undefined and the report says n/a.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -18,8 +21,9 @@ export type Role = 'database' | 'server' | 'workers' | 'harness' | 'other';
 export interface CpuSnapshot {
   /** Per pid: command name, parent pid, user + system clock ticks, and system ticks alone. */
   readonly processes: ReadonlyMap<number, ProcessTicks>;
-  /** Idle + iowait ticks of the whole machine, and all ticks. */
+  /** Idle + iowait ticks of the whole machine, the ticks the hypervisor took, and all ticks. */
   readonly idle: number;
+  readonly steal: number;
   readonly total: number;
 }
 
@@ -31,10 +35,10 @@ interface ProcessTicks {
 }
 
 /**
- * CPU seconds of each role over the phase, the machine's idle seconds (all cores), and of each
- * role's seconds those spent in the kernel.
+ * CPU seconds of each role over the phase, the machine's idle seconds and the seconds the
+ * hypervisor took (all cores), and of each role's seconds those spent in the kernel.
  */
-export type CpuUse = Readonly<Record<Role | 'idle', number>> & {
+export type CpuUse = Readonly<Record<Role | 'idle' | 'stolen', number>> & {
   readonly kernel: Readonly<Record<Role, number>>;
 };
 
@@ -74,6 +78,8 @@ export function snapshot(): CpuSnapshot | undefined {
   return {
     processes,
     idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
+    // After user, nice, system, idle, iowait, irq and softirq.
+    steal: cpu[7] ?? 0,
     total: cpu.reduce((a, b) => a + b, 0),
   };
 }
@@ -97,9 +103,10 @@ export function cpuUse(
     harness: 0,
     other: 0,
   });
-  const use: Record<Role | 'idle', number> = {
+  const use: Record<Role | 'idle' | 'stolen', number> = {
     ...none(),
     idle: (after.idle - before.idle) / TICKS_PER_SECOND,
+    stolen: (after.steal - before.steal) / TICKS_PER_SECOND,
   };
   const kernel = none();
   const roleOf = (pid: number): Role => {
