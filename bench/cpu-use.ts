@@ -45,6 +45,29 @@ export type CpuUse = Readonly<Record<Role | 'idle' | 'stolen', number>> & {
 /** Clock ticks per second (`getconf CLK_TCK`): 100 on every Linux this runs on. */
 const TICKS_PER_SECOND = 100;
 
+/**
+ * Seconds the hypervisor has taken from all the machine's cores since boot (`/proc/stat`'s
+ * steal), or undefined where there is no `/proc/stat`.
+ */
+export function stolenSeconds(): number | undefined {
+  try {
+    return machineTicks(readFileSync('/proc/stat', 'utf8')).steal / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first line of `/proc/stat`: idle + iowait ticks, steal ticks and all ticks. */
+function machineTicks(stat: string): { idle: number; steal: number; total: number } {
+  const cpu = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  return {
+    idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
+    // After user, nice, system, idle, iowait, irq and softirq.
+    steal: cpu[7] ?? 0,
+    total: cpu.reduce((a, b) => a + b, 0),
+  };
+}
+
 export function snapshot(): CpuSnapshot | undefined {
   let stat: string;
   try {
@@ -52,7 +75,6 @@ export function snapshot(): CpuSnapshot | undefined {
   } catch {
     return undefined;
   }
-  const cpu = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
   const processes = new Map<number, ProcessTicks>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) {
@@ -75,13 +97,7 @@ export function snapshot(): CpuSnapshot | undefined {
       // The process ended while the folder was read.
     }
   }
-  return {
-    processes,
-    idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
-    // After user, nice, system, idle, iowait, irq and softirq.
-    steal: cpu[7] ?? 0,
-    total: cpu.reduce((a, b) => a + b, 0),
-  };
+  return { processes, ...machineTicks(stat) };
 }
 
 /**

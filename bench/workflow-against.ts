@@ -12,7 +12,10 @@
  * is removed at the end. Each side's full report is kept beside it as `<dir>-reports/`. The table
  * printed at the end gives S3 transitions/s of both sides and their ratio (the line: ≥ 1.3×) and
  * S2's per-step p50 / p99 of both sides (the line: p50 not worse), per engine and pair, then the
- * medians over the pairs.
+ * medians over the pairs. Each pair's row also gives the cores the hypervisor took (its steal, as
+ * cores on average) over each side: a side run while the host's other guests took a share of its
+ * cores is slower for it, and a pair whose sides were robbed unequally is no comparison
+ * (docs/design/hot-path.md §54).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './burn-down-report.js';
+import { stolenSeconds } from './cpu-use.js';
 
 const HERE = fileURLToPath(new URL('../..', import.meta.url));
 const ENGINES = ['Weave MariaDB', 'Weave SQLite'] as const;
@@ -85,7 +89,9 @@ function option(argv: readonly string[], name: string): string | undefined {
   return i >= 0 ? argv[i + 1] : undefined;
 }
 
-function side(dir: string): string {
+/** One side's report, and the cores the hypervisor took over it on average ('n/a' off Linux). */
+function side(dir: string): { report: string; stolen: string } {
+  const [stolenBefore, startedAt] = [stolenSeconds(), performance.now()];
   const report = run(
     process.execPath,
     ['bench/build/workflow.js', '--only', 'weave-mariadb,weave-sqlite', '--scenarios', 's2,s3'],
@@ -94,7 +100,13 @@ function side(dir: string): string {
   );
   // Older commits may leave their worker processes behind; none may run into the next side.
   spawnSync('pkill', ['-f', 'workflow-worker.js']);
-  return report;
+  const stolenAfter = stolenSeconds();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const stolen =
+    stolenBefore === undefined || stolenAfter === undefined
+      ? 'n/a'
+      : ((stolenAfter - stolenBefore) / seconds).toFixed(2);
+  return { report, stolen };
 }
 
 function main(): void {
@@ -126,14 +138,24 @@ function main(): void {
       const first = side(landedFirst ? dir : HERE);
       const second = side(landedFirst ? HERE : dir);
       const [before, now] = landedFirst ? [first, second] : [second, first];
-      writeFileSync(join(reports, `landed-${pair}.txt`), before);
-      writeFileSync(join(reports, `now-${pair}.txt`), now);
-      const [l, n] = [parseReport(before), parseReport(now)];
+      writeFileSync(join(reports, `landed-${pair}.txt`), before.report);
+      writeFileSync(join(reports, `now-${pair}.txt`), now.report);
+      const [l, n] = [parseReport(before.report), parseReport(now.report)];
+      const stolen = `${now.stolen} / ${before.stolen}`;
       for (const engine of ENGINES) {
         const a = l[engine];
         const b = n[engine];
         if (a === undefined || b === undefined) {
-          rows.push([String(pair), order, engine, 'no figures (see the reports)', '', '', '']);
+          rows.push([
+            String(pair),
+            order,
+            engine,
+            'no figures (see the reports)',
+            '',
+            '',
+            '',
+            stolen,
+          ]);
           continue;
         }
         const notSlower = b.s2p50 <= a.s2p50;
@@ -149,6 +171,7 @@ function main(): void {
           `${(b.s3 / a.s3).toFixed(2)}×`,
           `${b.s2p50} / ${b.s2p99}, ${a.s2p50} / ${a.s2p99}`,
           notSlower ? 'not worse' : 'worse',
+          stolen,
         ]);
       }
       process.stderr.write(`pair ${pair} of ${pairs} done\n`);
@@ -166,6 +189,7 @@ function main(): void {
     'ratio',
     'S2 p50 / p99 now, landed (ms)',
     'S2 p50',
+    'stolen cores now / landed',
   ];
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   const range = (values: readonly number[]) =>
