@@ -93,8 +93,8 @@ export function formatCpuTable(rows: readonly Row[]): string {
     const cpu = r.cpu;
     const perJob = (seconds: number | undefined) =>
       seconds === undefined ? 'n/a' : msPerJob(r, seconds).toFixed(3);
-    const busy = cpu === undefined ? 'n/a' : busyCores(r, cpu).toFixed(2);
-    const stolen = cpu === undefined ? 'n/a' : stolenCores(r, cpu).toFixed(2);
+    const cores = (f: (r: Row, cpu: CpuUse) => number) =>
+      cpu === undefined ? 'n/a' : f(r, cpu).toFixed(2);
     return [
       r.name,
       perJob(cpu?.database),
@@ -102,8 +102,8 @@ export function formatCpuTable(rows: readonly Row[]): string {
       perJob(cpu?.workers),
       perJob(cpu?.harness),
       perJob(cpu?.other),
-      busy,
-      stolen,
+      cores(busyCores),
+      cores(stolenCores),
       r.kind === 'pulse' ? fixed(r.callsPerGroup, 2) : '',
       r.kind === 'pulse' ? fixed(r.jobsPerCall, 2) : '',
       kernelShares(r),
@@ -154,12 +154,17 @@ export function msPerJob(r: Row, seconds: number): number {
 
 /** How many cores a row's drain kept busy on average (its machine's CPU over the drain's time). */
 export function busyCores(r: Row, cpu: CpuUse): number {
-  return machineSeconds(cpu) / (r.drainMs / 1000);
+  return coresOverDrain(r, machineSeconds(cpu));
 }
 
 /** How many of the machine's cores the hypervisor took on average over a row's drain. */
 export function stolenCores(r: Row, cpu: CpuUse): number {
-  return cpu.stolen / (r.drainMs / 1000);
+  return coresOverDrain(r, cpu.stolen);
+}
+
+/** Seconds of all cores over a row's drain as cores in use on average. */
+function coresOverDrain(r: Row, seconds: number): number {
+  return seconds / (r.drainMs / 1000);
 }
 
 /** One node's turn (hot-path.md §30): its server's and its database's CPU, ms per job. */

@@ -21,10 +21,9 @@ export type Role = 'database' | 'server' | 'workers' | 'harness' | 'other';
 export interface CpuSnapshot {
   /** Per pid: command name, parent pid, user + system clock ticks, and system ticks alone. */
   readonly processes: ReadonlyMap<number, ProcessTicks>;
-  /** Idle + iowait ticks of the whole machine, the ticks the hypervisor took, and all ticks. */
+  /** Idle + iowait ticks of the whole machine, and the ticks the hypervisor took. */
   readonly idle: number;
   readonly steal: number;
-  readonly total: number;
 }
 
 interface ProcessTicks {
@@ -50,29 +49,29 @@ const TICKS_PER_SECOND = 100;
  * steal), or undefined where there is no `/proc/stat`.
  */
 export function stolenSeconds(): number | undefined {
+  const ticks = machineTicks();
+  return ticks === undefined ? undefined : ticks.steal / TICKS_PER_SECOND;
+}
+
+/** The first line of `/proc/stat`: idle + iowait ticks and steal ticks; undefined off Linux. */
+function machineTicks(): { idle: number; steal: number } | undefined {
+  let stat: string;
   try {
-    return machineTicks(readFileSync('/proc/stat', 'utf8')).steal / TICKS_PER_SECOND;
+    stat = readFileSync('/proc/stat', 'utf8');
   } catch {
     return undefined;
   }
-}
-
-/** The first line of `/proc/stat`: idle + iowait ticks, steal ticks and all ticks. */
-function machineTicks(stat: string): { idle: number; steal: number; total: number } {
   const cpu = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
   return {
     idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
     // After user, nice, system, idle, iowait, irq and softirq.
     steal: cpu[7] ?? 0,
-    total: cpu.reduce((a, b) => a + b, 0),
   };
 }
 
 export function snapshot(): CpuSnapshot | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync('/proc/stat', 'utf8');
-  } catch {
+  const machine = machineTicks();
+  if (machine === undefined) {
     return undefined;
   }
   const processes = new Map<number, ProcessTicks>();
@@ -97,7 +96,7 @@ export function snapshot(): CpuSnapshot | undefined {
       // The process ended while the folder was read.
     }
   }
-  return { processes, ...machineTicks(stat) };
+  return { processes, ...machine };
 }
 
 /**
