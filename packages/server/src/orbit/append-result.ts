@@ -16,7 +16,7 @@
 import { stringify } from '@weave/json';
 import { sql } from 'kysely';
 import { WeaveError } from '../errors.js';
-import { flatten } from '../store/flatten.js';
+import { flatten, mapped } from '../store/flatten.js';
 import { compareIds, formatInstant, toId } from '../store/values.js';
 import type { WakeUps } from '../store/wake-ups.js';
 import { shaped } from '../store/statement-shapes.js';
@@ -157,7 +157,7 @@ async function append(tx: Tx, streamId: string, events: readonly ResultEvent[]):
     const set = next.set;
     await tx.write({ compile: () => set.compile(tx.db) });
   }
-  const rows = events.map((event) => {
+  const rows = mapped(events, (event) => {
     const snapshot = stringify({ type: event.type, at, ...event.fields });
     return { event, size: snapshot.length, tail: snapshot.slice(1) };
   });

@@ -15,7 +15,7 @@
 import { workers } from '@weave/sdk/protocol';
 import { sql } from 'kysely';
 import type { Compilable, Kysely, RawBuilder, Selectable } from 'kysely';
-import { flatten } from '../store/flatten.js';
+import { flatten, kept, mapped } from '../store/flatten.js';
 import type { Schema, TasksTable } from '../store/schema.js';
 import { insertRows } from '../store/insert-rows.js';
 import { shaped } from '../store/statement-shapes.js';
@@ -223,7 +223,7 @@ export function claimInTurn(
   requests: readonly ClaimRequest[],
 ): Promise<ClaimedTask[][]> {
   let next = 0;
-  const shares = requests.map((request) => {
+  const shares = mapped(requests, (request) => {
     const tasks = locked.slice(next, next + claimLimit(request.maxTasks));
     next += tasks.length;
     return { tasks, request };
@@ -240,14 +240,16 @@ export async function claimShares(
   tx: Tx,
   shares: readonly { readonly tasks: readonly Task[]; readonly request: ClaimRequest }[],
 ): Promise<ClaimedTask[][]> {
-  const plans = shares.map(({ tasks, request }) => tasks.map((t) => planClaim(tx, t, request)));
-  const all = plans.flat();
+  const plans = mapped(shares, ({ tasks, request }) =>
+    mapped(tasks, (t) => planClaim(tx, t, request)),
+  );
+  const all = flatten(plans, (list) => list);
   if (all.length === 0) {
     return shares.map(() => []);
   }
   const attemptIds = await insertAttempts(tx, all);
-  const done = plans.map((list) =>
-    list.map((plan): Claimed => {
+  const done = mapped(plans, (list) =>
+    mapped(list, (plan): Claimed => {
       const attemptId = attemptIds.get(plan.task.id);
       if (attemptId === undefined) {
         throw new Error(`no attempt row returned for task ${plan.task.id}`);
@@ -256,11 +258,11 @@ export async function claimShares(
       return { plan, claimed: { task, attemptId, attemptNumber, permit, leaseUntil } };
     }),
   );
-  const flat = done.flat();
+  const flat = flatten(done, (list) => list);
   for (const started of [false, true]) {
     await updateClaimedTasks(
       tx,
-      flat.filter((c) => (c.plan.request.start === true) === started),
+      kept(flat, (c) => (c.plan.request.start === true) === started),
       started,
     );
   }
@@ -333,9 +335,9 @@ async function updateClaimedTasks(
   if (claimed.length === 0) {
     return;
   }
-  const owners = new Set(claimed.map((c) => c.plan.request.workerId));
+  const owners = new Set(mapped(claimed, (c) => c.plan.request.workerId));
   const oneOwner = owners.size === 1;
-  const namespaces = [...new Set(claimed.map((c) => c.plan.task.namespaceId))];
+  const namespaces = [...new Set(mapped(claimed, (c) => c.plan.task.namespaceId))];
   const status = started ? 'RUNNING' : 'CLAIMED';
   const revisionStep = started ? 2 : 1;
   // Ids as numbers: a CASE arm's id bound as a string makes MariaDB compare each row's id with
@@ -355,8 +357,8 @@ async function updateClaimedTasks(
           : arms((c) => c.plan.request.workerId)),
         ...arms((c) => c.claimed.leaseUntil),
         tx.now,
-        ...claimed.map((c) => c.plan.task.id),
-        ...namespaces.map((id) => BigInt(id)),
+        ...mapped(claimed, (c) => c.plan.task.id),
+        ...mapped(namespaces, (id) => BigInt(id)),
       ],
       () =>
         tx.db

@@ -31,6 +31,7 @@ import { settleTask, settleTasks } from './settle-task.js';
 import type { Attempt, TaskState } from './task-record.js';
 import { TASK_STATE_COLUMNS, toAttempt, toTaskState } from './task-record.js';
 import { inNamespaces } from '../store/namespace-filter.js';
+import { kept, mapped } from '../store/flatten.js';
 
 /** Most completions in one call. */
 export const MAX_BATCH_COMPLETIONS = workers.MAX_BATCH_COMPLETIONS;
@@ -70,9 +71,9 @@ export async function completeBatch(
   items: readonly CompleteRequest[],
   options: BatchOptions = {},
 ): Promise<BatchItemResult[]> {
-  const ordered = items
-    .map((item, index) => ({ item, index }))
-    .sort((a, b) => compareIds(a.item.taskId, b.item.taskId));
+  const ordered = mapped(items, (item, index) => ({ item, index })).sort((a, b) =>
+    compareIds(a.item.taskId, b.item.taskId),
+  );
   const first: Item[] = [];
   const repeated: Item[] = [];
   const seen = new Set<string>();
@@ -196,7 +197,10 @@ async function lockBatch(tx: Tx, items: readonly Item[]): Promise<LockedBatch> {
  */
 export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
   const namespaceId = items[0]?.namespaceId;
-  const taskIds = items.map((item) => item.taskId).filter((id) => ID_PATTERN.test(id));
+  const taskIds = kept(
+    mapped(items, (item) => item.taskId),
+    (id) => ID_PATTERN.test(id),
+  );
   const attemptIds = items.map((item) => item.attemptId).filter((id) => ID_PATTERN.test(id));
   const queries =
     namespaceId === undefined || taskIds.length === 0

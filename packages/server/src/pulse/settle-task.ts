@@ -15,7 +15,7 @@ import { stringify } from '@weave/json';
 import { sql } from 'kysely';
 import { writeAudits } from '../auth/audit.js';
 import { appendResult } from '../orbit/append-result.js';
-import { flatten } from '../store/flatten.js';
+import { flatten, mapped } from '../store/flatten.js';
 import { inNamespaces } from '../store/namespace-filter.js';
 import { shaped } from '../store/statement-shapes.js';
 import type { Tx } from '../store/with-tx.js';
@@ -71,7 +71,7 @@ export async function settleTasks(
   tx: Tx,
   entries: readonly SettlementOf[],
 ): Promise<TaskReceipt[]> {
-  const changes = entries.map(({ task, settlement }) => {
+  const changes = mapped(entries, ({ task, settlement }) => {
     const terminal = isTerminal(settlement.status);
     const set = {
       ...settlement.set,
@@ -157,23 +157,23 @@ async function updateTaskRows(
   }
   for (const group of shapes.values()) {
     const columns = Object.keys(group[0]?.change.set ?? {}) as (keyof TaskSet)[];
-    const ids = group.map((c) => c.task.id);
-    const namespaces = namespacesOf(group.map((c) => c.task));
-    const status = byId(group.map((c) => [c.task.id, c.change.status]));
-    const values = columns.map((column) =>
-      byId(group.map((c) => [c.task.id, c.change.set?.[column] ?? null])),
+    const ids = mapped(group, (c) => c.task.id);
+    const namespaces = namespacesOf(mapped(group, (c) => c.task));
+    const status = byId(mapped(group, (c) => [c.task.id, c.change.status] as const));
+    const values = mapped(columns, (column) =>
+      byId(mapped(group, (c) => [c.task.id, c.change.set?.[column] ?? null] as const)),
     );
     await tx.write(
       shaped(
         tx.db,
         `settled tasks ×${group.length} ns ×${namespaces.length} status ${status.arms} ` +
-          columns.map((column, i) => `${column} ${values[i]?.arms}`).join(' '),
+          mapped(columns, (column, i) => `${column} ${values[i]?.arms}`).join(' '),
         [
           ...status.parameters,
           tx.now,
           ...flatten(values, (v) => v.parameters),
           ...ids,
-          ...namespaces.map((id) => BigInt(id)),
+          ...mapped(namespaces, (id) => BigInt(id)),
         ],
         () => {
           const set: Record<string, unknown> = {
@@ -225,13 +225,13 @@ async function settleAttempts(
     return;
   }
   const pairs = <T>(f: (s: (typeof settled)[number]) => T) =>
-    byId(settled.map((s) => [s.attempt.id, f(s)] as const));
+    byId(mapped(settled, (s) => [s.attempt.id, f(s)] as const));
   const status = pairs((s) => s.attempt.status);
   const errorCode = pairs((s) => s.attempt.errorCode ?? null);
   const digest = pairs((s) => s.attempt.completionDigest ?? null);
   const receipt = pairs((s) => stringify(receiptJson(s.receipt)));
-  const ids = settled.map((s) => s.attempt.id);
-  const namespaces = [...new Set(settled.map((s) => s.namespaceId))];
+  const ids = mapped(settled, (s) => s.attempt.id);
+  const namespaces = [...new Set(mapped(settled, (s) => s.namespaceId))];
   await tx.write(
     shaped(
       tx.db,
@@ -264,7 +264,7 @@ async function settleAttempts(
 
 /** The distinct namespaces of a set of tasks (one, except in a lease sweep). */
 function namespacesOf(tasks: readonly TaskState[]): string[] {
-  return [...new Set(tasks.map((t) => t.namespaceId))];
+  return [...new Set(mapped(tasks, (t) => t.namespaceId))];
 }
 
 async function deliverTerminal(

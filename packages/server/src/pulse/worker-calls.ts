@@ -31,6 +31,7 @@ import type { BatchItemResult, BatchOptions } from './complete-batch.js';
 import { completeBatch, lockBatchReads } from './complete-batch.js';
 import type { Queue } from './queues.js';
 import { queueByName } from './queues.js';
+import { mapped } from '../store/flatten.js';
 
 export interface WorkerCallBody {
   readonly namespaceId: string;
@@ -225,9 +226,9 @@ async function readTogether(
     return id === undefined ? [] : [{ key, id, query: readyQuery(tx, { namespaceId, id }, limit) }];
   });
   const queries = [
-    ...[...queueReads.values()].map((r) => r.query),
+    ...mapped([...queueReads.values()], (r) => r.query),
     ...lockReads.flatMap((r) => r.queries ?? []),
-    ...scans.map((scan) => scan.query),
+    ...mapped(scans, (scan) => scan.query),
   ];
   const rows: unknown[][] = queries.length === 0 ? [] : await tx.readAll(...queries);
   const queues = new Map<string, Queue | undefined>();

@@ -1,7 +1,10 @@
-/** `flatten` (store/flatten.ts) yields what `Array.prototype.flatMap` yields, index included. */
+/**
+ * `flatten`, `mapped` and `kept` (store/flatten.ts) yield what `Array.prototype.flatMap`, `map` and
+ * `filter` yield, index included.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { flatten } from '../../src/store/flatten.js';
+import { flatten, kept, mapped } from '../../src/store/flatten.js';
 
 test('flatten is flatMap: same elements, same order, the index passed, empty parts skipped', () => {
   const items = Array.from({ length: 40 }, (_, i) => ({ id: `t${i}`, n: i % 4 }));
@@ -14,4 +17,15 @@ test('flatten is flatMap: same elements, same order, the index passed, empty par
     flatten([1, 2], (n) => [[n], n]),
     [[1], 1, [2], 2],
   );
+});
+
+test('mapped is map and kept is filter: same elements, same order, the index passed', () => {
+  const items = Array.from({ length: 40 }, (_, i) => ({ id: `t${i}`, n: i % 3 }));
+  const label = (item: { id: string; n: number }, index: number) => `${item.id}@${index}`;
+  assert.deepEqual(mapped(items, label), items.map(label));
+  assert.deepEqual(mapped([], label), []);
+  const even = (item: { n: number }) => item.n === 0;
+  assert.deepEqual(kept(items, even), items.filter(even));
+  assert.equal(kept(items, even).length, 14);
+  assert.deepEqual(kept([], even), []);
 });
