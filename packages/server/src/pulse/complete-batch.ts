@@ -197,11 +197,9 @@ async function lockBatch(tx: Tx, items: readonly Item[]): Promise<LockedBatch> {
  */
 export function lockBatchReads(tx: Tx, items: readonly CompleteRequest[]) {
   const namespaceId = items[0]?.namespaceId;
-  const taskIds = kept(
-    mapped(items, (item) => item.taskId),
-    (id) => ID_PATTERN.test(id),
-  );
-  const attemptIds = items.map((item) => item.attemptId).filter((id) => ID_PATTERN.test(id));
+  const wellFormed = (ids: string[]) => kept(ids, (id) => ID_PATTERN.test(id));
+  const taskIds = wellFormed(mapped(items, (item) => item.taskId));
+  const attemptIds = wellFormed(mapped(items, (item) => item.attemptId));
   const queries =
     namespaceId === undefined || taskIds.length === 0
       ? undefined

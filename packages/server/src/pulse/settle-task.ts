@@ -231,7 +231,7 @@ async function settleAttempts(
   const digest = pairs((s) => s.attempt.completionDigest ?? null);
   const receipt = pairs((s) => stringify(receiptJson(s.receipt)));
   const ids = mapped(settled, (s) => s.attempt.id);
-  const namespaces = [...new Set(mapped(settled, (s) => s.namespaceId))];
+  const namespaces = namespacesOf(settled);
   await tx.write(
     shaped(
       tx.db,
@@ -262,9 +262,9 @@ async function settleAttempts(
   );
 }
 
-/** The distinct namespaces of a set of tasks (one, except in a lease sweep). */
-function namespacesOf(tasks: readonly TaskState[]): string[] {
-  return [...new Set(mapped(tasks, (t) => t.namespaceId))];
+/** The distinct namespaces of a set of tasks or attempts (one, except in a lease sweep). */
+function namespacesOf(rows: readonly { readonly namespaceId: string }[]): string[] {
+  return [...new Set(mapped(rows, (r) => r.namespaceId))];
 }
 
 async function deliverTerminal(
