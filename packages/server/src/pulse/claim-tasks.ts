@@ -44,14 +44,32 @@ export interface ClaimRequest {
   readonly queueName: string;
   readonly workerId: string;
   readonly maxTasks: number;
-  readonly leaseUs?: Micros;
+  readonly leaseUs?: Micros | undefined;
   /**
    * Start the claimed attempts in the same transaction (the worker runs them at once). A lost
    * answer then leaves started attempts: their effect counts as uncertain when the lease ends.
    */
   readonly start?: boolean;
   /** The queue's row when the caller already read it in this transaction (batch completions). */
-  readonly queue?: { readonly id: string; readonly paused: boolean };
+  readonly queue?: { readonly id: string; readonly paused: boolean } | undefined;
+}
+
+/**
+ * `request` in the one shape the claim path reads: every member present, in this order. Claims
+ * reach it from a long-poll's route, a batch's riding claim and a parked long-poll, each with its
+ * own object shape; a function compiled for one would meet another and be compiled again
+ * (docs/design/hot-path.md §57).
+ */
+export function claimRequest(request: ClaimRequest): ClaimRequest {
+  return {
+    namespaceId: request.namespaceId,
+    queueName: request.queueName,
+    workerId: request.workerId,
+    maxTasks: request.maxTasks,
+    leaseUs: request.leaseUs,
+    start: request.start === true,
+    queue: request.queue,
+  };
 }
 
 export interface ClaimedTask {
@@ -240,12 +258,13 @@ export async function claimShares(
   tx: Tx,
   shares: readonly { readonly tasks: readonly Task[]; readonly request: ClaimRequest }[],
 ): Promise<ClaimedTask[][]> {
-  const plans = mapped(shares, ({ tasks, request }) =>
-    mapped(tasks, (t) => planClaim(tx, t, request)),
-  );
+  const plans = mapped(shares, ({ tasks, request }) => {
+    const uniform = claimRequest(request);
+    return mapped(tasks, (t) => planClaim(tx, t, uniform));
+  });
   const all = flatten(plans, (list) => list);
   if (all.length === 0) {
-    return shares.map(() => []);
+    return mapped(shares, () => []);
   }
   const attemptIds = await insertAttempts(tx, all);
   const done = mapped(plans, (list) =>
@@ -269,13 +288,13 @@ export async function claimShares(
   await insertClaimEvents(tx, flat);
   // Claim wait for the metrics: from when the task became claimable (submitted, or its retry
   // backoff ended) to this claim, both on the database clock.
-  const facts = flat.map(({ claimed: { task } }) => ({
+  const facts = mapped(flat, ({ claimed: { task } }) => ({
     namespaceId: task.namespaceId,
     queueId: task.queueId,
     waitedUs: tx.now > task.availableAt ? tx.now - task.availableAt : 0n,
   }));
   tx.afterCommit(() => tx.observe.tasksClaimed(facts));
-  return done.map((list) => list.map((c) => c.claimed));
+  return mapped(done, (list) => mapped(list, (c) => c.claimed));
 }
 
 /**

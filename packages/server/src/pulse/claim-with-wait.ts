@@ -10,6 +10,7 @@ import { workers } from '@weave/sdk/protocol';
 import type { Database } from '../store/database.js';
 import { claimHandOffOf } from './claim-hand-off.js';
 import type { ClaimedTask, ClaimOutcome, ClaimRequest } from './claim-tasks.js';
+import { claimRequest } from './claim-tasks.js';
 import { queueWatchOf } from './queue-watch.js';
 import type { Epoch, TaskNotifier } from './task-notifier.js';
 import { workerCallsOf } from './worker-calls.js';
@@ -66,7 +67,11 @@ export async function claimWithWait(
     );
     // Parked for a hand-off (claim-hand-off.ts): a transaction that makes a task of this queue
     // claimable on this node may claim it for this long-poll and hand it over after its COMMIT.
-    const parking = claimHandOffOf(options.database).park(outcome.queueId, request, options.signal);
+    const parking = claimHandOffOf(options.database).park(
+      outcome.queueId,
+      claimRequest(request),
+      options.signal,
+    );
     // Ends this wait when the hand-off wins the race below: a wait left registered would take
     // the next wake-up of the queue (`notify` wakes a count of waiters) and nobody would claim.
     const done = new AbortController();
@@ -104,8 +109,14 @@ export async function claimWithWait(
 
 /** One try, in this node's group of worker calls (worker-calls.ts): it may share a transaction. */
 async function claimOnce(database: Database, request: ClaimRequest): Promise<ClaimOutcome> {
-  const { namespaceId, queueName, queue: _known, ...claim } = request;
-  const body = { namespaceId, queueName, claim };
+  const { namespaceId, queueName, workerId, maxTasks, leaseUs, start } = request;
+  // The members and their order of a batch's body and its claim (routes/workers.ts): the group
+  // reads one shape (docs/design/hot-path.md §57).
+  const claim =
+    leaseUs === undefined
+      ? { workerId, maxTasks, start: start === true }
+      : { workerId, maxTasks, start: start === true, leaseUs };
+  const body = { namespaceId, queueName, completions: undefined, claim };
   const outcome = await workerCallsOf(database).submit({
     admit: () => Promise.resolve(body),
     caller: request.workerId,

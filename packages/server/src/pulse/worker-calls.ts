@@ -19,19 +19,28 @@ import { isWeaveError, notFound } from '../errors.js';
 import type { Database } from '../store/database.js';
 import type { Settled } from '../store/tx-group.js';
 import { TxGroup } from '../store/tx-group.js';
-import type { Selectable } from 'kysely';
+import type { Compilable, Selectable } from 'kysely';
 import type { TasksTable } from '../store/schema.js';
 import type { Tx } from '../store/with-tx.js';
 import { compareIds } from '../store/values.js';
 import type { Attempt, TaskState } from './task-record.js';
 import type { ClaimedTask, ClaimRequest } from './claim-tasks.js';
-import { claimInTurn, claimLimit, lockReady, readyQuery, takeResources } from './claim-tasks.js';
+import {
+  claimInTurn,
+  claimLimit,
+  claimRequest,
+  lockReady,
+  readyQuery,
+  takeResources,
+} from './claim-tasks.js';
 import type { CompleteRequest } from './complete-attempt.js';
 import type { BatchItemResult, BatchOptions } from './complete-batch.js';
 import { completeBatch, lockBatchReads } from './complete-batch.js';
 import type { Queue } from './queues.js';
 import { queueByName } from './queues.js';
 import { mapped } from '../store/flatten.js';
+
+type Completion = Omit<CompleteRequest, 'queueId'> & { readonly index: number };
 
 export interface WorkerCallBody {
   readonly namespaceId: string;
@@ -40,8 +49,8 @@ export interface WorkerCallBody {
    * Batch completions; `index` is the item's place in the caller's list. With completions the
    * queue must exist (404 otherwise); a claim alone answers "no queue" instead.
    */
-  readonly completions?: readonly (Omit<CompleteRequest, 'queueId'> & { readonly index: number })[];
-  readonly claim?: Omit<ClaimRequest, 'namespaceId' | 'queueName' | 'queue'>;
+  readonly completions?: readonly Completion[] | undefined;
+  readonly claim?: Omit<ClaimRequest, 'namespaceId' | 'queueName' | 'queue'> | undefined;
 }
 
 export interface WorkerCall {
@@ -111,9 +120,43 @@ export function workerCallsOf(database: Database): TxGroup<WorkerCall, WorkerCal
   return group;
 }
 
+/**
+ * A call's body in the one shape the group reads: every member present, in this order. Bodies
+ * come from a batch of completions (with or without its riding claim) and from a long-poll's
+ * claim, each with its own object shape; a function compiled for one shape meets another when
+ * the other kind of call first arrives, and is thrown away and compiled again
+ * (docs/design/hot-path.md §57).
+ */
+export interface CallBody {
+  readonly namespaceId: string;
+  readonly queueName: string;
+  readonly completions: readonly Completion[] | undefined;
+  readonly claim: ClaimRequest | undefined;
+}
+
+export function callBody(body: WorkerCallBody): CallBody {
+  const { namespaceId, queueName, completions, claim } = body;
+  return {
+    namespaceId,
+    queueName,
+    completions: completions === undefined ? undefined : mapped(completions, (c) => c),
+    claim:
+      claim === undefined
+        ? undefined
+        : claimRequest({
+            namespaceId,
+            queueName,
+            workerId: claim.workerId,
+            maxTasks: claim.maxTasks,
+            leaseUs: claim.leaseUs,
+            start: claim.start === true,
+          }),
+  };
+}
+
 interface Admitted {
   readonly at: number;
-  readonly body: WorkerCallBody;
+  readonly body: CallBody;
   readonly queue: Queue | undefined;
 }
 
@@ -128,10 +171,10 @@ export async function runWorkerCalls(
   options: WorkerCallOptions = {},
 ): Promise<Settled<WorkerCallResult>[]> {
   const settled: Settled<WorkerCallResult>[] = [];
-  const bodies: { at: number; body: WorkerCallBody }[] = [];
+  const bodies: { at: number; body: CallBody }[] = [];
   for (const [at, call] of calls.entries()) {
     try {
-      bodies.push({ at, body: await call.admit(tx) });
+      bodies.push({ at, body: callBody(await call.admit(tx)) });
     } catch (error: unknown) {
       settled[at] = refused(error);
     }
@@ -151,7 +194,7 @@ export async function runWorkerCalls(
     }
   }
   const answers = new Map<number, Answer>(
-    admitted.map((a) => [a.at, { results: [], claimed: [] }]),
+    mapped(admitted, (a) => [a.at, { results: [], claimed: [] }]),
   );
   await completeAll(tx, admitted, answers, { ...options.batch, locked });
   await claimAll(tx, admitted, answers, scanned);
@@ -173,17 +216,17 @@ function refused(error: unknown): Settled<WorkerCallResult> {
   return { ok: false, error };
 }
 
-function queueKey(body: WorkerCallBody): string {
+function queueKey(body: CallBody): string {
   return `${body.namespaceId}/${body.queueName}`;
 }
 
 /** How many tasks a call's claim may take (none without a claim). */
-function wantOf(body: WorkerCallBody): number {
+function wantOf(body: CallBody): number {
   return body.claim === undefined ? 0 : claimLimit(body.claim.maxTasks);
 }
 
 /** What the claims of one queue want, in all (the scan's limit). */
-function claimWants(bodies: readonly { body: WorkerCallBody }[]): Map<string, number> {
+function claimWants(bodies: readonly { body: CallBody }[]): Map<string, number> {
   const wants = new Map<string, number>();
   for (const { body } of bodies) {
     const n = wantOf(body);
@@ -203,7 +246,7 @@ function claimWants(bodies: readonly { body: WorkerCallBody }[]): Map<string, nu
  */
 async function readTogether(
   tx: Tx,
-  bodies: readonly { body: WorkerCallBody }[],
+  bodies: readonly { body: CallBody }[],
   knownQueueIds: Map<string, string>,
 ) {
   const queueReads = new Map<string, ReturnType<typeof queueByName>>();
@@ -213,23 +256,37 @@ async function readTogether(
     if (!queueReads.has(key)) {
       queueReads.set(key, queueByName(tx, body.namespaceId, body.queueName));
     }
-    for (const { index: _index, ...item } of body.completions ?? []) {
-      items.set(body.namespaceId, [...(items.get(body.namespaceId) ?? []), item]);
+    if (body.completions !== undefined) {
+      const list = items.get(body.namespaceId) ?? [];
+      for (const { index: _index, ...item } of body.completions) {
+        list.push(item);
+      }
+      items.set(body.namespaceId, list);
     }
   }
-  const lockReads = [...items.keys()]
-    .sort(compareIds)
-    .map((namespaceId) => lockBatchReads(tx, items.get(namespaceId) ?? []));
-  const scans = [...claimWants(bodies)].flatMap(([key, limit]) => {
+  const lockReads = mapped([...items.keys()].sort(compareIds), (namespaceId) =>
+    lockBatchReads(tx, items.get(namespaceId) ?? []),
+  );
+  const scans: { key: string; id: string; query: ReturnType<typeof readyQuery> }[] = [];
+  for (const [key, limit] of claimWants(bodies)) {
     const id = knownQueueIds.get(key);
-    const namespaceId = key.slice(0, key.indexOf('/'));
-    return id === undefined ? [] : [{ key, id, query: readyQuery(tx, { namespaceId, id }, limit) }];
-  });
-  const queries = [
-    ...mapped([...queueReads.values()], (r) => r.query),
-    ...lockReads.flatMap((r) => r.queries ?? []),
-    ...mapped(scans, (scan) => scan.query),
-  ];
+    if (id !== undefined) {
+      const namespaceId = key.slice(0, key.indexOf('/'));
+      scans.push({ key, id, query: readyQuery(tx, { namespaceId, id }, limit) });
+    }
+  }
+  const queries: Compilable<unknown>[] = [];
+  for (const read of queueReads.values()) {
+    queries.push(read.query);
+  }
+  for (const read of lockReads) {
+    if (read.queries !== undefined) {
+      queries.push(...read.queries);
+    }
+  }
+  for (const scan of scans) {
+    queries.push(scan.query);
+  }
   const rows: unknown[][] = queries.length === 0 ? [] : await tx.readAll(...queries);
   const queues = new Map<string, Queue | undefined>();
   let next = 0;
@@ -272,16 +329,19 @@ async function completeAll(
 ): Promise<void> {
   const byNamespace = new Map<string, { at: number; index: number; item: CompleteRequest }[]>();
   for (const { at, body, queue } of admitted) {
-    for (const { index, ...item } of body.completions ?? []) {
-      const list = byNamespace.get(body.namespaceId) ?? [];
-      list.push({ at, index, item: queue === undefined ? item : { ...item, queueId: queue.id } });
-      byNamespace.set(body.namespaceId, list);
+    if (body.completions === undefined) {
+      continue;
     }
+    const list = byNamespace.get(body.namespaceId) ?? [];
+    for (const { index, ...item } of body.completions) {
+      list.push({ at, index, item: queue === undefined ? item : { ...item, queueId: queue.id } });
+    }
+    byNamespace.set(body.namespaceId, list);
   }
   for (const entries of byNamespace.values()) {
     const results = await completeBatch(
       tx,
-      entries.map((e) => e.item),
+      mapped(entries, (e) => e.item),
       batchOptions,
     );
     for (const result of results) {
@@ -303,14 +363,15 @@ async function claimAll(
   const byQueue = new Map<string, Admitted[]>();
   for (const a of admitted) {
     if (wantOf(a.body) > 0 && a.queue?.paused === false) {
-      byQueue.set(a.queue.id, [...(byQueue.get(a.queue.id) ?? []), a]);
+      const list = byQueue.get(a.queue.id) ?? [];
+      list.push(a);
+      byQueue.set(a.queue.id, list);
     }
   }
   for (const [queueId, claimers] of byQueue) {
     const namespaceId = claimers[0]?.body.namespaceId ?? '';
-    const requests = claimers.map(
-      ({ body }) => ({ ...body.claim, namespaceId, queueName: body.queueName }) as ClaimRequest,
-    );
+    // wantOf > 0: each has its claim.
+    const requests = mapped(claimers, ({ body }) => body.claim as ClaimRequest);
     const rows = scanned.get(queueId);
     const locked =
       rows === undefined
@@ -320,7 +381,15 @@ async function claimAll(
             claimers.reduce((n, c) => n + wantOf(c.body), 0),
           )
         : await takeResources(tx, rows);
+    if (locked.length === 0) {
+      continue;
+    }
     const claimed = await claimInTurn(tx, locked, requests);
-    claimers.forEach((claimer, i) => answers.get(claimer.at)?.claimed.push(...(claimed[i] ?? [])));
+    for (let i = 0; i < claimers.length; i++) {
+      const answer = answers.get((claimers[i] as Admitted).at);
+      for (const task of claimed[i] ?? []) {
+        answer?.claimed.push(task);
+      }
+    }
   }
 }
