@@ -55,10 +55,11 @@ export interface ClaimRequest {
 }
 
 /**
- * `request` in the one shape the claim path reads: every member present, in this order. Claims
- * reach it from a long-poll's route, a batch's riding claim and a parked long-poll, each with its
- * own object shape; a function compiled for one would meet another and be compiled again
- * (docs/design/hot-path.md §57).
+ * `request` in the one shape the claim path reads: every member present, in this order. Made
+ * once where a request enters it (a grouped call's body, worker-calls.ts; a parked long-poll,
+ * claim-with-wait.ts; a claim alone, `claimTasks`), each of which had its own object shape: a
+ * function compiled for one would meet another and be compiled again (docs/design/hot-path.md
+ * §57).
  */
 export function claimRequest(request: ClaimRequest): ClaimRequest {
   return {
@@ -222,7 +223,7 @@ async function claimLocked(
   tasks: readonly Task[],
   request: ClaimRequest,
 ): Promise<ClaimedTask[]> {
-  const [claimed] = await claimShares(tx, [{ tasks, request }]);
+  const [claimed] = await claimShares(tx, [{ tasks, request: claimRequest(request) }]);
   return claimed ?? [];
 }
 
@@ -252,16 +253,16 @@ export function claimInTurn(
 /**
  * Several claims' locked tasks at once (grouped worker calls, worker-calls.ts), each share with
  * its own worker, lease and start flag: still one attempt insert, one task update per start
- * flag and one event insert for all of them. The claimed tasks of each share, in order.
+ * flag and one event insert for all of them. The claimed tasks of each share, in order. Each
+ * share's request is in `claimRequest`'s shape, made where it entered.
  */
 export async function claimShares(
   tx: Tx,
   shares: readonly { readonly tasks: readonly Task[]; readonly request: ClaimRequest }[],
 ): Promise<ClaimedTask[][]> {
-  const plans = mapped(shares, ({ tasks, request }) => {
-    const uniform = claimRequest(request);
-    return mapped(tasks, (t) => planClaim(tx, t, uniform));
-  });
+  const plans = mapped(shares, ({ tasks, request }) =>
+    mapped(tasks, (t) => planClaim(tx, t, request)),
+  );
   const all = flatten(plans, (list) => list);
   if (all.length === 0) {
     return mapped(shares, () => []);

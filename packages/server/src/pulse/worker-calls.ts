@@ -139,7 +139,7 @@ export function callBody(body: WorkerCallBody): CallBody {
   return {
     namespaceId,
     queueName,
-    completions: completions === undefined ? undefined : mapped(completions, (c) => c),
+    completions,
     claim:
       claim === undefined
         ? undefined
