@@ -110,12 +110,8 @@ export async function claimWithWait(
 /** One try, in this node's group of worker calls (worker-calls.ts): it may share a transaction. */
 async function claimOnce(database: Database, request: ClaimRequest): Promise<ClaimOutcome> {
   const { namespaceId, queueName, workerId, maxTasks, leaseUs, start } = request;
-  // The members and their order of a batch's body and its claim (routes/workers.ts): the group
-  // reads one shape (docs/design/hot-path.md §57).
-  const claim =
-    leaseUs === undefined
-      ? { workerId, maxTasks, start: start === true }
-      : { workerId, maxTasks, start: start === true, leaseUs };
+  // The group gives every body one shape on entry (worker-calls.ts `callBody`, hot-path.md §57).
+  const claim = { workerId, maxTasks, leaseUs, start: start === true };
   const body = { namespaceId, queueName, completions: undefined, claim };
   const outcome = await workerCallsOf(database).submit({
     admit: () => Promise.resolve(body),
