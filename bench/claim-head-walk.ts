@@ -6,13 +6,15 @@
  *
  * On a scratch table with the claim index's shape (`queue_id, status, priority DESC, available_at,
  * id`) and the claim scan's shape (readyQuery in claim-tasks.ts), at READ COMMITTED as the server
- * runs: claim rounds of 12 rows, a group's claim (scan, update to RUNNING, commit) in a row, counting the
- * buffer pool's page requests of each scan (MariaDB's global counter; run it on a quiet server).
+ * runs: claim rounds of 12 rows, about a group's claim (scan, update to RUNNING, commit), in a
+ * row, counting the buffer pool's page requests of each scan (MariaDB's global counter; run it on a
+ * quiet server).
  * Three phases: purge free to run, purge held behind an open read view (the walk grows with every
  * round), and after the view is closed and purge has caught up.
  *
  *   node bench/build/claim-head-walk.js [--rounds N]
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { onlyIntFlag } from './int-flag.js';
 
@@ -33,16 +35,16 @@ async function pageRequests(c: Connection): Promise<number> {
   return Number(rows[0]?.['Value']);
 }
 
-async function fill(c: Connection, tasks: number): Promise<void> {
+async function fill(c: Connection): Promise<void> {
   await c.query(
     `CREATE TABLE tasks (id BIGINT PRIMARY KEY, queue_id BIGINT NOT NULL,
       status VARCHAR(16) NOT NULL, priority INT NOT NULL, available_at BIGINT NOT NULL,
       deadline_at BIGINT NOT NULL, payload VARCHAR(400) NOT NULL,
       KEY ix_tasks_claim (queue_id, status, priority DESC, available_at, id)) ENGINE=InnoDB`,
   );
-  for (let first = 1; first <= tasks; first += 1000) {
+  for (let first = 1; first <= TASKS; first += 1000) {
     const values: string[] = [];
-    for (let id = first; id < Math.min(first + 1000, tasks + 1); id++) {
+    for (let id = first; id < Math.min(first + 1000, TASKS + 1); id++) {
       values.push(`(${id}, 1, 'PENDING', 0, ${1000 + id}, 9999999999, REPEAT('x', 300))`);
     }
     await c.query(`INSERT INTO tasks VALUES ${values.join(',')}`);
@@ -54,10 +56,10 @@ const SCAN =
   'AND deadline_at + 0 > 5 ORDER BY priority DESC, available_at, id LIMIT ? FOR UPDATE SKIP LOCKED';
 
 /** One claim round; the scan's page requests. */
-async function claimRound(c: Connection, counter: Connection, claim: number): Promise<number> {
+async function claimRound(c: Connection, counter: Connection): Promise<number> {
   await c.query('BEGIN');
   const before = await pageRequests(counter);
-  const [rows] = await c.query<RowDataPacket[]>(SCAN, [claim]);
+  const [rows] = await c.query<RowDataPacket[]>(SCAN, [CLAIM]);
   const pages = (await pageRequests(counter)) - before;
   const ids = rows.map((r) => Number(r['id']));
   if (ids.length > 0) {
@@ -67,21 +69,19 @@ async function claimRound(c: Connection, counter: Connection, claim: number): Pr
   return pages;
 }
 
-async function rounds(c: Connection, counter: Connection, n: number, claim: number) {
+async function rounds(c: Connection, counter: Connection, n: number): Promise<number[]> {
   const pages: number[] = [];
-  for (let i = 0; i < n; i++) pages.push(await claimRound(c, counter, claim));
+  for (let i = 0; i < n; i++) pages.push(await claimRound(c, counter));
   return pages;
 }
 
-function line(phase: string, pages: readonly number[], claim: number): string {
+function line(phase: string, pages: readonly number[]): string {
   const first = pages[0] ?? NaN;
   const last = pages[pages.length - 1] ?? NaN;
-  return `| ${phase} | ${pages.length} | ${first} | ${last} | ${(pages.length - 1) * claim} |`;
+  return `| ${phase} | ${pages.length} | ${first} | ${last} | ${(pages.length - 1) * CLAIM} |`;
 }
 
 async function main(): Promise<void> {
-  const tasks = TASKS;
-  const claim = CLAIM;
   const n = onlyIntFlag('--rounds', 100, USAGE);
   const admin = await connect();
   await admin.query(`CREATE DATABASE ${DATABASE}`);
@@ -89,27 +89,27 @@ async function main(): Promise<void> {
   const holder = await connect(DATABASE);
   try {
     await c.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
-    await fill(c, tasks);
-    await new Promise((r) => setTimeout(r, 3000));
-    const free = await rounds(c, admin, n, claim);
-    await new Promise((r) => setTimeout(r, 3000));
+    await fill(c);
+    await sleep(3000);
+    const free = await rounds(c, admin, n);
+    await sleep(3000);
     await holder.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
     await holder.query('SELECT id FROM tasks WHERE id = 1');
-    const held = await rounds(c, admin, n, claim);
+    const held = await rounds(c, admin, n);
     await holder.query('COMMIT');
-    await new Promise((r) => setTimeout(r, 5000));
-    const after = await rounds(c, admin, n, claim);
+    await sleep(5000);
+    const after = await rounds(c, admin, n);
     console.log(
-      `claim scans of ${claim} rows over ${tasks} pending tasks, ${n} rounds a phase in a row\n`,
+      `claim scans of ${CLAIM} rows over ${TASKS} pending tasks, ${n} rounds a phase in a row\n`,
     );
     console.log(
       '| phase | rounds | pages, first scan | pages, last scan | claimed in the phase before the last scan |',
     );
     console.log('| --- | ---: | ---: | ---: | ---: |');
-    console.log(line('purge free', free, claim));
-    console.log(line('purge held by a read view', held, claim));
-    console.log(line('after purge caught up', after, claim));
-    const perEntry = ((held[held.length - 1] ?? 0) - (held[0] ?? 0)) / ((held.length - 1) * claim);
+    console.log(line('purge free', free));
+    console.log(line('purge held by a read view', held));
+    console.log(line('after purge caught up', after));
+    const perEntry = ((held[held.length - 1] ?? 0) - (held[0] ?? 0)) / ((held.length - 1) * CLAIM);
     console.log(
       `\npage requests a claimed, unpurged entry adds to a scan (purge held): ${perEntry.toFixed(2)}`,
     );
