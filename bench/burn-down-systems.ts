@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
@@ -118,7 +118,14 @@ function startNode(db: string): Promise<Node> {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, WEAVE_LOG_LEVEL: 'error' },
   });
-  child.stdout.resume();
+  // WEAVE_BENCH_NODE_OUT: a directory that keeps each server node's standard output (what a flag
+  // such as `--trace-gc` prints), as node-<pid>.log; without it the output is dropped.
+  const out = process.env['WEAVE_BENCH_NODE_OUT'];
+  if (out === undefined) {
+    child.stdout.resume();
+  } else {
+    child.stdout.pipe(createWriteStream(join(out, `node-${child.pid ?? 'unknown'}.log`)));
+  }
   return new Promise((resolve, reject) => {
     let err = '';
     const timer = setTimeout(() => {
