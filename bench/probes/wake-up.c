@@ -4,7 +4,9 @@
  * child, each blocking in read() until the other writes, is two wake-ups: each the time the
  * kernel takes to put one process to sleep, wake the other and switch to it. Three placements:
  * both on one core (every wake-up a switch on that core), one on each of two cores (a wake-up
- * across cores, an interrupt from one to the other), and wherever the scheduler puts them.
+ * across cores, an interrupt from one to the other), and wherever the scheduler puts them. Last,
+ * the paced case (docs/design/hot-path.md §60): a round trip across the two cores after 20 ms in
+ * which both were idle, as a call at 50 a second finds them, 500 times: its p50, p99 and worst.
  *
  *   gcc -O2 bench/probes/wake-up.c -o /tmp/wake-up && /tmp/wake-up
  */
@@ -17,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { CALLS = 2000000, ROUND_TRIPS = 100000 };
+enum { CALLS = 2000000, ROUND_TRIPS = 100000, IDLE_ROUND_TRIPS = 500, IDLE_MS = 20 };
 
 static double now_ns(void) {
   struct timespec t;
@@ -84,6 +86,51 @@ static double round_trip_us(int parent_cpu, int child_cpu) {
   return elapsed / ROUND_TRIPS / 1000;
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Microseconds of each of IDLE_ROUND_TRIPS round trips across cores 0 and 1, each after the
+   parent slept IDLE_MS with the child blocked: both cores idle. Sorted, into out. */
+static void idle_round_trips_us(double *out) {
+  int there[2], back[2];
+  if (pipe(there) != 0 || pipe(back) != 0) {
+    perror("pipe");
+    exit(1);
+  }
+  char byte = 0;
+  pid_t child = fork();
+  if (child < 0) {
+    perror("fork");
+    exit(1);
+  }
+  if (child == 0) {
+    pin(1);
+    for (int i = 0; i < IDLE_ROUND_TRIPS; i++) {
+      must(read(there[0], &byte, 1), "child read");
+      must(write(back[1], &byte, 1), "child write");
+    }
+    _exit(0);
+  }
+  pin(0);
+  struct timespec pause = {0, IDLE_MS * 1000000L};
+  for (int i = 0; i < IDLE_ROUND_TRIPS; i++) {
+    nanosleep(&pause, NULL);
+    double started = now_ns();
+    must(write(there[1], &byte, 1), "parent write");
+    must(read(back[0], &byte, 1), "parent read");
+    out[i] = (now_ns() - started) / 1000;
+  }
+  waitpid(child, NULL, 0);
+  close(there[0]);
+  close(there[1]);
+  close(back[0]);
+  close(back[1]);
+  pin(-1);
+  qsort(out, IDLE_ROUND_TRIPS, sizeof *out, by_value);
+}
+
 int main(void) {
   double started = now_ns();
   for (int i = 0; i < CALLS; i++) syscall(SYS_getppid);
@@ -93,5 +140,12 @@ int main(void) {
     printf("a pipe round trip across two:     %6.2f µs\n", round_trip_us(0, 1));
   }
   printf("a pipe round trip, kernel-placed: %6.2f µs\n", round_trip_us(-1, -1));
+  if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+    static double idle[IDLE_ROUND_TRIPS];
+    idle_round_trips_us(idle);
+    printf("across two, after %2d ms idle:      %6.2f µs p50, %.2f p99, %.2f worst\n", IDLE_MS,
+           idle[IDLE_ROUND_TRIPS / 2], idle[IDLE_ROUND_TRIPS * 99 / 100],
+           idle[IDLE_ROUND_TRIPS - 1]);
+  }
   return 0;
 }
