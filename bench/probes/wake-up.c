@@ -48,41 +48,60 @@ static void must(ssize_t done, const char *what) {
   }
 }
 
-/* Microseconds a round trip, the parent on parent_cpu and the child on child_cpu
-   (-1: not pinned). */
-static double round_trip_us(int parent_cpu, int child_cpu) {
+/* A child process on child_cpu that answers each byte the parent writes, round_trips times. */
+struct echo {
   int there[2], back[2];
-  if (pipe(there) != 0 || pipe(back) != 0) {
+  pid_t child;
+};
+
+static struct echo start_echo(int child_cpu, int round_trips) {
+  struct echo e;
+  if (pipe(e.there) != 0 || pipe(e.back) != 0) {
     perror("pipe");
     exit(1);
   }
-  char byte = 0;
-  pid_t child = fork();
-  if (child < 0) {
+  e.child = fork();
+  if (e.child < 0) {
     perror("fork");
     exit(1);
   }
-  if (child == 0) {
+  if (e.child == 0) {
+    char byte;
     pin(child_cpu);
-    for (int i = 0; i < ROUND_TRIPS; i++) {
-      must(read(there[0], &byte, 1), "child read");
-      must(write(back[1], &byte, 1), "child write");
+    for (int i = 0; i < round_trips; i++) {
+      must(read(e.there[0], &byte, 1), "child read");
+      must(write(e.back[1], &byte, 1), "child write");
     }
     _exit(0);
   }
+  return e;
+}
+
+/* One round trip: a byte to the child and its answer back. */
+static void ping(struct echo *e) {
+  char byte = 0;
+  must(write(e->there[1], &byte, 1), "parent write");
+  must(read(e->back[0], &byte, 1), "parent read");
+}
+
+static void stop_echo(struct echo *e) {
+  waitpid(e->child, NULL, 0);
+  close(e->there[0]);
+  close(e->there[1]);
+  close(e->back[0]);
+  close(e->back[1]);
+  pin(-1);
+}
+
+/* Microseconds a round trip, the parent on parent_cpu and the child on child_cpu
+   (-1: not pinned). */
+static double round_trip_us(int parent_cpu, int child_cpu) {
+  struct echo e = start_echo(child_cpu, ROUND_TRIPS);
   pin(parent_cpu);
   double started = now_ns();
-  for (int i = 0; i < ROUND_TRIPS; i++) {
-    must(write(there[1], &byte, 1), "parent write");
-    must(read(back[0], &byte, 1), "parent read");
-  }
+  for (int i = 0; i < ROUND_TRIPS; i++) ping(&e);
   double elapsed = now_ns() - started;
-  waitpid(child, NULL, 0);
-  close(there[0]);
-  close(there[1]);
-  close(back[0]);
-  close(back[1]);
-  pin(-1);
+  stop_echo(&e);
   return elapsed / ROUND_TRIPS / 1000;
 }
 
@@ -94,40 +113,16 @@ static int by_value(const void *a, const void *b) {
 /* Microseconds of each of IDLE_ROUND_TRIPS round trips across cores 0 and 1, each after the
    parent slept IDLE_MS with the child blocked: both cores idle. Sorted, into out. */
 static void idle_round_trips_us(double *out) {
-  int there[2], back[2];
-  if (pipe(there) != 0 || pipe(back) != 0) {
-    perror("pipe");
-    exit(1);
-  }
-  char byte = 0;
-  pid_t child = fork();
-  if (child < 0) {
-    perror("fork");
-    exit(1);
-  }
-  if (child == 0) {
-    pin(1);
-    for (int i = 0; i < IDLE_ROUND_TRIPS; i++) {
-      must(read(there[0], &byte, 1), "child read");
-      must(write(back[1], &byte, 1), "child write");
-    }
-    _exit(0);
-  }
+  struct echo e = start_echo(1, IDLE_ROUND_TRIPS);
   pin(0);
   struct timespec pause = {0, IDLE_MS * 1000000L};
   for (int i = 0; i < IDLE_ROUND_TRIPS; i++) {
     nanosleep(&pause, NULL);
     double started = now_ns();
-    must(write(there[1], &byte, 1), "parent write");
-    must(read(back[0], &byte, 1), "parent read");
+    ping(&e);
     out[i] = (now_ns() - started) / 1000;
   }
-  waitpid(child, NULL, 0);
-  close(there[0]);
-  close(there[1]);
-  close(back[0]);
-  close(back[1]);
-  pin(-1);
+  stop_echo(&e);
   qsort(out, IDLE_ROUND_TRIPS, sizeof *out, by_value);
 }
 
