@@ -149,12 +149,16 @@ export async function admitTasks(tx: Tx, batch: BatchAdmission, locked?: QuotaRo
       }
     }
   }
+  const { applicationId, namespaceId } = batch;
+  const next = bound + BigInt(total);
   await tx.write(
-    tx.db
-      .updateTable('application_quotas')
-      .set({ active_bound: bound + BigInt(total) })
-      .where('application_id', '=', batch.applicationId)
-      .where('namespace_id', '=', batch.namespaceId),
+    shaped(tx.db, 'quota bound', [next, applicationId, namespaceId], () =>
+      tx.db
+        .updateTable('application_quotas')
+        .set({ active_bound: next })
+        .where('application_id', '=', applicationId)
+        .where('namespace_id', '=', namespaceId),
+    ),
   );
 }
 

@@ -264,7 +264,9 @@ export async function writeSubmitEvents(
   ids: readonly string[],
 ): Promise<void> {
   await tx.write(
-    tx.db.insertInto('task_events').values(
+    insertRows(
+      tx.db,
+      'task_events',
       ids.map((id) => ({
         namespace_id: namespaceId,
         task_id: id,

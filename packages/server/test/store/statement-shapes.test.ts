@@ -79,6 +79,48 @@ forEachDialect((dialect) => {
       );
     });
 
+    test('a lone submit keeps its quota bound and its event as shapes, with the same rows', async () => {
+      const db = f.db.database.kysely;
+      const bound = () =>
+        f.tx(async (tx) => {
+          const row = await tx.db
+            .selectFrom('application_quotas')
+            .select('active_bound')
+            .innerJoin('queues', 'queues.application_id', 'application_quotas.application_id')
+            .where('queues.namespace_id', '=', f.namespaceId)
+            .where('queues.name', '=', f.queue)
+            .executeTakeFirstOrThrow();
+          return BigInt(row.active_bound);
+        });
+      const before = await bound();
+      const tasks = [];
+      for (let i = 0; i < 3; i++) {
+        tasks.push(await f.submit());
+      }
+      assert.equal(await bound(), before + 3n, 'each lone submit raised the bound by one');
+      const seen = shapesSeen(db);
+      assert.equal(seen.get('quota bound'), true, 'the exact admission’s bound is kept');
+      const events = [...seen].filter(([key]) => key.startsWith('insert task_events'));
+      assert.ok(
+        events.some(([key, kept]) => key.endsWith('×1→') && kept),
+        `a one-row event insert is kept: ${JSON.stringify(events)}`,
+      );
+      for (const task of tasks) {
+        const rows = await f.tx((tx) =>
+          tx.db
+            .selectFrom('task_events')
+            .select(['namespace_id', 'revision', 'type', 'status'])
+            .where('task_id', '=', task.id)
+            .execute(),
+        );
+        assert.deepEqual(
+          rows.map((r) => [String(r.namespace_id), Number(r.revision), r.type, r.status]),
+          [[f.namespaceId, 1, 'task.submitted', 'PENDING']],
+          'each task has its own one submitted event',
+        );
+      }
+    });
+
     test('a grouped worker-call transaction keeps every shape it runs, twice over, with the same outcome', async () => {
       // Ids that differ at every place of the hot statements, so that a parameter list in the
       // wrong order could not pass: namespace 2, its queue 3, its stream 3, tasks from 10 and
