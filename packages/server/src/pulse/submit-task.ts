@@ -216,8 +216,10 @@ export async function insertTaskRows(
     return { tasks: stored.map(toTask), scanned };
   }
   // The rows as stored, in the insert's own statement (RETURNING: SQLite ≥ 3.35), with the scan
-  // after it: the scan sees the new rows.
-  const query = tx.db.insertInto('tasks').values(rows).returningAll();
+  // after it: the scan sees the new rows. Every column is named, so the statement is compiled
+  // once per shape as MariaDB's insert is (`RETURNING *` would be built anew for every call).
+  const columns = [...Object.keys(rows[0] ?? {}), 'id'];
+  const query = insertRows<'tasks', Selectable<TasksTable>>(tx.db, 'tasks', rows, columns);
   const [returned, scanned] =
     scan === undefined
       ? [(await tx.db.executeQuery(query.compile())).rows, []]

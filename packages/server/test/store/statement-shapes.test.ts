@@ -13,7 +13,7 @@ import { ensureNamespace } from '../../src/auth/namespaces.js';
 import { createApplication } from '../../src/orbit/create-application.js';
 import { claimTasks } from '../../src/pulse/claim-tasks.js';
 import { createQueue } from '../../src/pulse/queues.js';
-import { lockTask } from '../../src/pulse/task-record.js';
+import { lockTask, toTask } from '../../src/pulse/task-record.js';
 import { shaped, shapesSeen } from '../../src/store/statement-shapes.js';
 import { forEachDialect } from '../support/databases.js';
 import { createPulseFixture } from '../support/pulse.js';
@@ -119,6 +119,38 @@ forEachDialect((dialect) => {
           'each task has its own one submitted event',
         );
       }
+    });
+
+    test('a lone submit keeps its task insert as a shape, and answers each task as stored', async () => {
+      const db = f.db.database.kysely;
+      const submitted = [
+        await f.submit({ input: '{"n":1.50}', priority: 3, traceKey: 't-1' }),
+        await f.submit({ input: '[2e0]', idempotent: true }),
+      ];
+      const inserts = [...shapesSeen(db)].filter(([key]) => key.startsWith('insert tasks('));
+      assert.ok(
+        inserts.some(([key, kept]) => key.includes('×1→') && kept),
+        `a one-row task insert is kept: ${JSON.stringify(inserts)}`,
+      );
+      for (const task of submitted) {
+        const stored = await f.tx(async (tx) =>
+          toTask(
+            await tx.db
+              .selectFrom('tasks')
+              .selectAll()
+              .where('id', '=', task.id)
+              .executeTakeFirstOrThrow(),
+          ),
+        );
+        assert.deepEqual(task, stored, 'the submit answers the row as stored');
+      }
+      assert.deepEqual(
+        submitted.map((t) => [t.input, t.priority, t.traceKey, t.idempotent]),
+        [
+          ['{"n":1.50}', 3, 't-1', false],
+          ['[2e0]', 0, null, true],
+        ],
+      );
     });
 
     test('a grouped worker-call transaction keeps every shape it runs, twice over, with the same outcome', async () => {
