@@ -15,6 +15,7 @@ import {
   machineSeconds,
   markdownTable,
   msPerJob,
+  sleepsPerJob,
   stolenCores,
   turnMs,
   turnRows,
@@ -220,10 +221,15 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
       ? `; InnoDB pages per job ${range((r) => r.pagesPerJob, 0)}, read from disk ` +
         range((r) => r.pagesFromDisk, 0)
       : '';
+    // The times a role's threads waited and were woken, a job: the hand-offs (hot-path.md §62).
+    const sleeps = roles.map((role) =>
+      range((r) => (perJob(r, role) === undefined ? undefined : sleepsPerJob(r, role)), 1),
+    );
     return (
       `- ${name}: commits per job ${range((r) => r.commitsPerJob, 2)}; CPU per job (ms, ` +
       `database / server / workers) ${cpu.join(' / ')}; busy cores ${range(cores, 2)}; ` +
-      `stolen cores ${range(stolen, 2)}; the kernel's share ${kernel.join(' / ')}${pages}`
+      `stolen cores ${range(stolen, 2)}; the kernel's share ${kernel.join(' / ')}; ` +
+      `sleeps per job ${sleeps.join(' / ')}${pages}`
     );
   });
   const over: string[] = [];

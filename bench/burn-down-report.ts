@@ -152,6 +152,11 @@ export function msPerJob(r: Row, seconds: number): number {
   return (seconds * 1000) / r.jobs;
 }
 
+/** A role's sleeps over a row's drain (its threads' waits that a wake-up ended) a job. */
+export function sleepsPerJob(r: Row, role: 'database' | 'server' | 'workers'): number | undefined {
+  return r.cpu === undefined ? undefined : r.cpu.sleeps[role] / r.jobs;
+}
+
 /** How many cores a row's drain kept busy on average (its machine's CPU over the drain's time). */
 export function busyCores(r: Row, cpu: CpuUse): number {
   return coresOverDrain(r, machineSeconds(cpu));

@@ -11,7 +11,9 @@
  * (docs/design/hot-path.md §46). So is the time the hypervisor took from the machine's cores
  * (`/proc/stat`'s steal): on an oversubscribed host a drain's pace moves with it while the
  * roles' CPU a job does not, since a guest kernel with steal accounting charges no process for
- * it (docs/design/hot-path.md §54).
+ * it (docs/design/hot-path.md §54). And each role's sleeps: the times its threads waited and were
+ * woken (`voluntary_ctxt_switches`, summed over a process's threads), the hand-offs between
+ * processes that dear wake-ups make dear (docs/design/hot-path.md §62).
  * Linux only; elsewhere `snapshot` answers undefined and the report says n/a.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -19,7 +21,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 export type Role = 'database' | 'server' | 'workers' | 'harness' | 'other';
 
 export interface CpuSnapshot {
-  /** Per pid: command name, parent pid, user + system clock ticks, and system ticks alone. */
+  /**
+   * Per pid: command name, parent pid, user + system clock ticks, system ticks alone, and its
+   * threads' voluntary context switches.
+   */
   readonly processes: ReadonlyMap<number, ProcessTicks>;
   /** Idle + iowait ticks of the whole machine, and the ticks the hypervisor took. */
   readonly idle: number;
@@ -31,14 +36,17 @@ interface ProcessTicks {
   readonly ppid: number;
   readonly ticks: number;
   readonly kernelTicks: number;
+  readonly sleeps: number;
 }
 
 /**
  * CPU seconds of each role over the phase, the machine's idle seconds and the seconds the
- * hypervisor took (all cores), and of each role's seconds those spent in the kernel.
+ * hypervisor took (all cores), of each role's seconds those spent in the kernel, and each role's
+ * sleeps (voluntary context switches).
  */
 export type CpuUse = Readonly<Record<Role | 'idle' | 'stolen', number>> & {
   readonly kernel: Readonly<Record<Role, number>>;
+  readonly sleeps: Readonly<Record<Role, number>>;
 };
 
 /** Clock ticks per second (`getconf CLK_TCK`): 100 on every Linux this runs on. */
@@ -91,12 +99,33 @@ export function snapshot(): CpuSnapshot | undefined {
         ppid: Number(fields[1]),
         ticks: Number(fields[11]) + Number(fields[12]),
         kernelTicks: Number(fields[12]),
+        sleeps: threadSleeps(name),
       });
     } catch {
       // The process ended while the folder was read.
     }
   }
   return { processes, ...machine };
+}
+
+/** The voluntary context switches of a process's threads, summed; 0 where none can be read. */
+function threadSleeps(pid: string): number {
+  let sum = 0;
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const tid of tids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      sum += Number(/^voluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // The thread ended while its process was read.
+    }
+  }
+  return sum;
 }
 
 /**
@@ -124,6 +153,7 @@ export function cpuUse(
     stolen: (after.steal - before.steal) / TICKS_PER_SECOND,
   };
   const kernel = none();
+  const sleeps = none();
   const roleOf = (pid: number): Role => {
     for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
       if (pids.servers.includes(p)) {
@@ -150,6 +180,8 @@ export function cpuUse(
     const role = roleOf(pid);
     use[role] += (now.ticks - (same ? was.ticks : 0)) / TICKS_PER_SECOND;
     kernel[role] += (now.kernelTicks - (same ? was.kernelTicks : 0)) / TICKS_PER_SECOND;
+    // A thread that ended in the phase takes its count with it: a process never counts below 0.
+    sleeps[role] += Math.max(0, now.sleeps - (same ? was.sleeps : 0));
   }
-  return { ...use, kernel };
+  return { ...use, kernel, sleeps };
 }
