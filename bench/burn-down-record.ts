@@ -204,10 +204,9 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
   const roles = ['database', 'server', 'workers'] as const;
   // Where kernelPercent finds a role with no work of its own (SQLite's idle MariaDB, no server
   // beside graphile-worker, a role without CPU), the record shows "–", as for its kernel share.
+  const worked = (r: Row, role: (typeof roles)[number]) => kernelPercent(r, role) !== undefined;
   const perJob = (r: Row, role: (typeof roles)[number]) =>
-    r.cpu === undefined || kernelPercent(r, role) === undefined
-      ? undefined
-      : msPerJob(r, r.cpu[role]);
+    r.cpu === undefined || !worked(r, role) ? undefined : msPerJob(r, r.cpu[role]);
   const cores = (r: Row) => (r.cpu === undefined ? undefined : busyCores(r, r.cpu));
   const stolen = (r: Row) => (r.cpu === undefined ? undefined : stolenCores(r, r.cpu));
   const percent = (share: string) => (share === '–' ? share : `${share} %`);
@@ -223,7 +222,7 @@ function ranges(rounds: readonly (readonly Row[])[]): string {
       : '';
     // The times a role's threads waited and were woken, a job: the hand-offs (hot-path.md §62).
     const sleeps = roles.map((role) =>
-      range((r) => (perJob(r, role) === undefined ? undefined : sleepsPerJob(r, role)), 1),
+      range((r) => (worked(r, role) ? sleepsPerJob(r, role) : undefined), 1),
     );
     return (
       `- ${name}: commits per job ${range((r) => r.commitsPerJob, 2)}; CPU per job (ms, ` +
