@@ -12,8 +12,9 @@
  * (`/proc/stat`'s steal): on an oversubscribed host a drain's pace moves with it while the
  * roles' CPU a job does not, since a guest kernel with steal accounting charges no process for
  * it (docs/design/hot-path.md §54). And each role's sleeps: the times its threads waited and were
- * woken (`voluntary_ctxt_switches`, summed over a process's threads), the hand-offs between
- * processes that dear wake-ups make dear (docs/design/hot-path.md §62).
+ * woken (`voluntary_ctxt_switches` of each thread, taken thread by thread, so a thread that ends
+ * in the phase loses only its own count in it and the others' are not netted against its past),
+ * the hand-offs between processes that dear wake-ups make dear (docs/design/hot-path.md §62).
  * Linux only; elsewhere `snapshot` answers undefined and the report says n/a.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -22,8 +23,8 @@ export type Role = 'database' | 'server' | 'workers' | 'harness' | 'other';
 
 export interface CpuSnapshot {
   /**
-   * Per pid: command name, parent pid, user + system clock ticks, system ticks alone, and its
-   * threads' voluntary context switches.
+   * Per pid: command name, parent pid, user + system clock ticks, system ticks alone, and each of
+   * its threads' voluntary context switches, by thread id.
    */
   readonly processes: ReadonlyMap<number, ProcessTicks>;
   /** Idle + iowait ticks of the whole machine, and the ticks the hypervisor took. */
@@ -36,7 +37,7 @@ interface ProcessTicks {
   readonly ppid: number;
   readonly ticks: number;
   readonly kernelTicks: number;
-  readonly sleeps: number;
+  readonly sleeps: ReadonlyMap<number, number>;
 }
 
 /**
@@ -108,22 +109,39 @@ export function snapshot(): CpuSnapshot | undefined {
   return { processes, ...machine };
 }
 
-/** The voluntary context switches of a process's threads, summed; 0 where none can be read. */
-function threadSleeps(pid: string): number {
-  let sum = 0;
+/** The voluntary context switches of each of a process's threads; none where none can be read. */
+function threadSleeps(pid: string): Map<number, number> {
+  const sleeps = new Map<number, number>();
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0;
+    return sleeps;
   }
   for (const tid of tids) {
     try {
       const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-      sum += Number(/^voluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+      sleeps.set(Number(tid), Number(/^voluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0));
     } catch {
       // The thread ended while its process was read.
     }
+  }
+  return sleeps;
+}
+
+/**
+ * A process's sleeps between two readings, thread by thread: a thread alive at both counts its
+ * difference, one started in the phase its whole count, one that ended in the phase nothing
+ * (its sleeps in the phase are lost with it, a little under the truth; summing the threads
+ * instead would subtract its whole past from the survivors').
+ */
+function sleepsBetween(
+  was: ReadonlyMap<number, number> | undefined,
+  now: ReadonlyMap<number, number>,
+): number {
+  let sum = 0;
+  for (const [tid, count] of now) {
+    sum += count - Math.min(count, was?.get(tid) ?? 0);
   }
   return sum;
 }
@@ -180,8 +198,7 @@ export function cpuUse(
     const role = roleOf(pid);
     use[role] += (now.ticks - (same ? was.ticks : 0)) / TICKS_PER_SECOND;
     kernel[role] += (now.kernelTicks - (same ? was.kernelTicks : 0)) / TICKS_PER_SECOND;
-    // A thread that ended in the phase takes its count with it: a process never counts below 0.
-    sleeps[role] += Math.max(0, now.sleeps - (same ? was.sleeps : 0));
+    sleeps[role] += sleepsBetween(same ? was.sleeps : undefined, now.sleeps);
   }
   return { ...use, kernel, sleeps };
 }
