@@ -141,7 +141,9 @@ function sleepsBetween(
 ): number {
   let sum = 0;
   for (const [tid, count] of now) {
-    sum += count - Math.min(count, was?.get(tid) ?? 0);
+    const before = was?.get(tid) ?? 0;
+    // A count below the earlier one is a new thread that was given an ended one's id.
+    sum += count >= before ? count - before : count;
   }
   return sum;
 }
