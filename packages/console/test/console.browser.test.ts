@@ -102,8 +102,25 @@ describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
     await page.getByTestId('instance-status').getByText('FAILED').waitFor();
     await shot('04-charge-failed');
 
+    // The race a quick click meets on a busy machine, forced: the charge step's detail (its
+    // activations, whose last input the retry dialog offers) is held back; until it arrives the
+    // Retry button waits, so the dialog can never open on `{}` in place of the input.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const chargeDetail = (url: URL) => url.pathname.endsWith('/steps/charge');
+    await page.route(chargeDetail, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByTestId('graph-node-charge').click();
-    await page.getByTestId('action-retry-step').click();
+    const retry = page.getByTestId('action-retry-step');
+    await retry.waitFor();
+    assert.equal(await retry.isDisabled(), true, 'Retry waits for the step input to load');
+    const answered = page.waitForResponse((r) => chargeDetail(new URL(r.url())));
+    release();
+    await answered;
+    await page.unroute(chargeDetail);
+    await retry.click();
     const input = page.getByRole('dialog').getByTestId('confirm-json');
     await input.waitFor();
     const current = await input.inputValue();

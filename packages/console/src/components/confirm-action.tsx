@@ -26,6 +26,8 @@ export interface ConfirmActionProps {
   /** A one-line text field (a signal name) before the JSON. */
   readonly extra?: { readonly label: string; readonly initial: string };
   readonly reason?: boolean;
+  /** The button waits (disabled, spinning) while what the dialog shows is still loading. */
+  readonly pending?: boolean;
   readonly run: (input: ActionInput) => Promise<unknown>;
   readonly onDone?: () => void;
 }
@@ -73,6 +75,8 @@ export function ConfirmAction(props: ConfirmActionProps) {
         variant="light"
         color={props.color ?? 'blue'}
         onClick={show}
+        disabled={props.pending === true}
+        loading={props.pending === true}
         data-testid={`action-${slug}`}
       >
         {props.label}

@@ -77,7 +77,12 @@ export function InstancePage({ id }: { readonly id: string }) {
         <Grid.Col span={{ base: 12, lg: 5 }}>
           <Stack>
             {selectedStep !== undefined && (
-              <StepActions instanceId={instance.id} step={selectedStep} onDone={view.reload} />
+              <StepActions
+                key={selectedStep.id}
+                instanceId={instance.id}
+                step={selectedStep}
+                onDone={view.reload}
+              />
             )}
             <InstanceSummary instance={instance} />
           </Stack>

@@ -6,6 +6,7 @@
 import { Group, Paper, Stack, Text } from '@mantine/core';
 import { useClient } from '../client-context.js';
 import { ConfirmAction } from '../components/confirm-action.js';
+import { ErrorAlert } from '../components/error-alert.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { toJsonText } from '../exact-json.js';
 import { Link } from '../router.js';
@@ -32,6 +33,9 @@ export function StepActions(props: {
     [client, instanceId, step.id, step.status],
   );
   const lastInput = latest(detail.data?.activations ?? [])?.input;
+  // Until the step's activations have loaded, Retry would offer `{}` in place of the input the
+  // step ran with: the button waits for them (or for the read's error, shown here).
+  const inputLoading = recoverable && detail.data === undefined && detail.error === undefined;
   const reason = (r: string) => (r === '' ? 'from the console' : r);
   return (
     <Paper withBorder p="sm" data-testid="step-panel">
@@ -42,12 +46,14 @@ export function StepActions(props: {
           <StatusBadge status={step.status} />
           <Link to={`/instances/${instanceId}/steps/${encodeURIComponent(step.id)}`}>detail</Link>
         </Group>
+        {recoverable && <ErrorAlert error={detail.error} />}
         {recoverable && (
           <Group gap="xs">
             <ConfirmAction
               label="Retry step"
               title={`Retry step ${step.id}`}
               description="A new activation with this input; the old one stays in the history."
+              pending={inputLoading}
               json={{
                 label: 'Input (JSON)',
                 initial: lastInput === undefined ? '{}' : toJsonText(lastInput),
