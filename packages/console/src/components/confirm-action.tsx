@@ -26,7 +26,7 @@ export interface ConfirmActionProps {
   /** A one-line text field (a signal name) before the JSON. */
   readonly extra?: { readonly label: string; readonly initial: string };
   readonly reason?: boolean;
-  /** The button waits (disabled, spinning) while what the dialog shows is still loading. */
+  /** The button waits (a loading button is disabled) while what the dialog shows still loads. */
   readonly pending?: boolean;
   readonly run: (input: ActionInput) => Promise<unknown>;
   readonly onDone?: () => void;
@@ -75,7 +75,6 @@ export function ConfirmAction(props: ConfirmActionProps) {
         variant="light"
         color={props.color ?? 'blue'}
         onClick={show}
-        disabled={props.pending === true}
         loading={props.pending === true}
         data-testid={`action-${slug}`}
       >

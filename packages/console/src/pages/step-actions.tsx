@@ -46,7 +46,7 @@ export function StepActions(props: {
           <StatusBadge status={step.status} />
           <Link to={`/instances/${instanceId}/steps/${encodeURIComponent(step.id)}`}>detail</Link>
         </Group>
-        {recoverable && <ErrorAlert error={detail.error} />}
+        <ErrorAlert error={detail.error} />
         {recoverable && (
           <Group gap="xs">
             <ConfirmAction
