@@ -30,6 +30,8 @@ export function usePoll<T>(
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // New inputs (or a reload): loading until their first answer, the last data kept meanwhile.
+    setState((s) => (s.loading ? s : { ...s, loading: true }));
     const run = async () => {
       try {
         const data = await loadRef.current();

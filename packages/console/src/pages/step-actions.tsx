@@ -33,9 +33,6 @@ export function StepActions(props: {
     [client, instanceId, step.id, step.status],
   );
   const lastInput = latest(detail.data?.activations ?? [])?.input;
-  // Until the step's activations have loaded, Retry would offer `{}` in place of the input the
-  // step ran with: the button waits for them (or for the read's error, shown here).
-  const inputLoading = recoverable && detail.data === undefined && detail.error === undefined;
   const reason = (r: string) => (r === '' ? 'from the console' : r);
   return (
     <Paper withBorder p="sm" data-testid="step-panel">
@@ -53,7 +50,9 @@ export function StepActions(props: {
               label="Retry step"
               title={`Retry step ${step.id}`}
               description="A new activation with this input; the old one stays in the history."
-              pending={inputLoading}
+              // Until the step's activations have loaded, the dialog would offer `{}` in place of
+              // the input the step ran with: the button waits for them.
+              pending={detail.loading}
               json={{
                 label: 'Input (JSON)',
                 initial: lastInput === undefined ? '{}' : toJsonText(lastInput),
