@@ -51,6 +51,7 @@ function control(
     summary,
     description,
     body: ControlRequest,
+    bodyOptional: true,
     status: 200,
     answer: ControlAnswer,
     errors: ERRORS,

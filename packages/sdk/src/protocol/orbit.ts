@@ -81,7 +81,7 @@ export const ResultEvent = named(
     seq: Seq,
     type: string({
       description:
-        'task.succeeded, task.failed, task.cancelled, task.needs_review (later instance.*)',
+        'task.succeeded, task.failed, task.cancelled, task.needs_review; instance.succeeded, instance.failed, instance.cancelled, instance.timed_out',
       examples: ['task.succeeded'],
     }),
     at: Instant,
@@ -324,10 +324,11 @@ export const ackSubscription = defineRoute({
   tag: 'Results',
   operation: 'subscription.ack',
   summary: 'Move the cursor to seq; an older seq changes nothing (acks never move backwards)',
+  description: 'The server acks a webhook subscription itself: a client ack is 409 invalid_state.',
   body: object({ seq: Seq }),
   status: 200,
   answer: SubscriptionAnswer,
-  errors: ['not_found'],
+  errors: ['not_found', 'invalid_state'],
 });
 
 export const deleteSubscription = defineRoute({

@@ -27,8 +27,14 @@ type Doc = {
 type Operation = {
   operationId: string;
   parameters?: { name: string; in: string }[];
-  requestBody?: { content: { 'application/json': { schema: unknown; example?: unknown } } };
-  responses: Record<string, { content?: { 'application/json': { example?: unknown } } }>;
+  requestBody?: {
+    required?: boolean;
+    content: { 'application/json': { schema: unknown; example?: unknown } };
+  };
+  responses: Record<
+    string,
+    { description?: string; content?: { 'application/json': { example?: unknown } } }
+  >;
   'x-weave-operation'?: string;
 };
 
@@ -105,6 +111,20 @@ describe('the OpenAPI document', () => {
     const read = operations(doc).find((o) => o.operationId === 'readStream');
     assert.ok(read?.responses['410'], 'a stream read can answer 410 cursor_expired');
     assert.ok(doc.components.schemas.Error);
+  });
+
+  test('marks the pause, resume and cancel bodies optional, as the server accepts none', () => {
+    for (const id of ['pauseInstance', 'resumeInstance', 'cancelInstance']) {
+      const op = operations(doc).find((o) => o.operationId === id);
+      assert.ok(op?.requestBody, `${id} documents its body`);
+      assert.notEqual(op.requestBody.required, true, `${id}: the body may be omitted`);
+    }
+  });
+
+  test('lists 409 invalid_state on a subscription ack (a webhook subscription refuses it)', () => {
+    const ack = operations(doc).find((o) => o.operationId === 'ackSubscription');
+    const codes = ack?.responses['409']?.description?.split(', ') ?? [];
+    assert.ok(codes.includes('invalid_state'), `ackSubscription 409 lists: ${codes.join(', ')}`);
   });
 
   test('has the bearer scheme and Idempotency-Key exactly on the writes that take one', () => {
