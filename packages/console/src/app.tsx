@@ -101,5 +101,6 @@ function Page({ path }: { readonly path: string }) {
   if (path.startsWith('/streams')) {
     return <StreamsPage />;
   }
-  return <InstancesPage path={path} />;
+  // Keyed by the path: `/instances?workflow=x` and `/instances` start from their own filter.
+  return <InstancesPage key={path} path={path} />;
 }

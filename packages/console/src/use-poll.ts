@@ -4,6 +4,7 @@
  * the inputs changed are dropped.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { isFinalRefusal } from './refusal.js';
 
 export interface Loaded<T> {
   readonly data: T | undefined;
@@ -46,9 +47,10 @@ export function usePoll<T>(
       } catch (error: unknown) {
         if (live) {
           setState((s) => ({ data: s.data, error, loading: false }));
-          // A failed read while polling is tried again on the next round.
+          // A failed read while polling is tried again on the next round, unless the server
+          // refused it in a way asking again cannot change (a missing scope, an unknown id).
           const { intervalMs } = optionsRef.current;
-          if (intervalMs !== undefined) {
+          if (intervalMs !== undefined && !isFinalRefusal(error)) {
             timer = setTimeout(() => void run(), intervalMs);
           }
         }

@@ -141,6 +141,30 @@ describe('web console in chromium', { skip: missing, timeout: 120_000 }, () => {
     await shot('05-succeeded');
   });
 
+  test('a control confirmed after the instance moved on answers revision_mismatch', async () => {
+    // The page keeps polling behind an open dialog; what the operator confirms is the state they
+    // saw when it opened, so a change meanwhile is refused rather than acted on.
+    const client = new WeaveClient({ url: dev.url, namespace: dev.namespace, apiKey: dev.key });
+    const input = { order_id: 'A-2', customer: 'bob', amount: 1500, fail_payment: false };
+    const { instance } = await client.instances.start('order-fulfilment', { input });
+    await page.goto(`${dev.url}/console/instances/${instance.id}`);
+    await waitForNode('approve', 'WAITING');
+    await page.getByTestId('action-pause').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await client.instances.signal(instance.id, {
+      name: 'approval',
+      payload: { approved: true },
+      payload_version: 1,
+    });
+    // The poll behind the dialog has seen the change.
+    await waitForNode('approve', 'SUCCEEDED');
+    await dialog.getByTestId('confirm-submit').click();
+    await dialog.getByTestId('api-error').getByText('revision_mismatch').waitFor();
+    const { instance: after } = await client.instances.get(instance.id);
+    assert.equal(after.paused, false, 'the refused pause left the instance running');
+  });
+
   test('the instance page of a 128-step definition renders in under 1 s', async () => {
     const client = new WeaveClient({ url: dev.url, namespace: dev.namespace, apiKey: dev.key });
     const { instance } = await client.instances.start('console_large', { input: {} });

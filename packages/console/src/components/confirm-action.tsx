@@ -28,6 +28,8 @@ export interface ConfirmActionProps {
   readonly reason?: boolean;
   /** The button waits (a loading button is disabled) while what the dialog shows still loads. */
   readonly pending?: boolean;
+  /** Called as the dialog opens: what the operator sees then is what the action acts on. */
+  readonly onOpen?: () => void;
   readonly run: (input: ActionInput) => Promise<unknown>;
   readonly onDone?: () => void;
 }
@@ -42,7 +44,9 @@ export function ConfirmAction(props: ConfirmActionProps) {
   const show = () => {
     setJsonText(props.json?.initial ?? '');
     setExtra(props.extra?.initial ?? '');
+    setReason('');
     setError(undefined);
+    props.onOpen?.();
     setOpen(true);
   };
   const confirm = async () => {

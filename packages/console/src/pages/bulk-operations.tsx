@@ -7,6 +7,7 @@ import { Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useClient } from '../client-context.js';
 import { ConfirmAction } from '../components/confirm-action.js';
+import { ErrorAlert } from '../components/error-alert.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { toCellText } from '../exact-json.js';
 import { usePoll } from '../use-poll.js';
@@ -52,6 +53,7 @@ export function BulkOperations(props: {
           />
         ))}
       </Group>
+      <ErrorAlert error={list.error} />
       <Table data-testid="operations-table">
         <Table.Thead>
           <Table.Tr>

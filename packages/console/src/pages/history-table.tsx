@@ -1,5 +1,5 @@
 /** The instance's history, read page by page from the cursor (read again when the revision moves). */
-import { Code, Paper, Table, Title } from '@mantine/core';
+import { Code, Paper, Table, Text, Title } from '@mantine/core';
 import { useClient } from '../client-context.js';
 import { ErrorAlert } from '../components/error-alert.js';
 import { toCellText } from '../exact-json.js';
@@ -14,9 +14,10 @@ export function HistoryTable(props: { readonly instanceId: string; readonly revi
     const events = [];
     let after = '0';
     while (events.length < MAX_EVENTS) {
-      const page = await client.instances.history(props.instanceId, { after, limit: 200 });
+      const limit = Math.min(200, MAX_EVENTS - events.length);
+      const page = await client.instances.history(props.instanceId, { after, limit });
       events.push(...page.events);
-      if (page.events.length === 0) {
+      if (page.events.length < limit) {
         break;
       }
       after = page.next_after;
@@ -27,6 +28,11 @@ export function HistoryTable(props: { readonly instanceId: string; readonly revi
     <Paper withBorder p="sm">
       <Title order={4}>History</Title>
       <ErrorAlert error={history.error} />
+      {history.data?.length === MAX_EVENTS && (
+        <Text size="sm" c="dimmed" data-testid="history-truncated">
+          {`The first ${MAX_EVENTS} events; the rest through the API: GET /instances/{id}/history.`}
+        </Text>
+      )}
       <Table data-testid="history">
         <Table.Thead>
           <Table.Tr>

@@ -5,6 +5,7 @@
  */
 import { Group } from '@mantine/core';
 import type { Instance } from '@weave/sdk';
+import { useRef } from 'react';
 import { useClient } from '../client-context.js';
 import { ConfirmAction } from '../components/confirm-action.js';
 import { ACTIVE_INSTANCE_STATUSES } from '../status-colors.js';
@@ -16,8 +17,14 @@ export function InstanceActions(props: {
   const client = useClient();
   const { instance, onDone } = props;
   const active = ACTIVE_INSTANCE_STATUSES.has(instance.status);
+  // The page keeps polling behind an open dialog: the revision sent is the one shown when the
+  // dialog opened, so a change made meanwhile answers `revision_mismatch`.
+  const seen = useRef(instance.revision);
+  const open = () => {
+    seen.current = instance.revision;
+  };
   const control = (reason: string) => ({
-    expected_revision: instance.revision,
+    expected_revision: seen.current,
     ...(reason === '' ? {} : { reason }),
   });
   return (
@@ -43,6 +50,7 @@ export function InstanceActions(props: {
           label="Pause"
           title={`Pause instance ${instance.id}`}
           description="No new work starts; results of work in flight are still recorded."
+          onOpen={open}
           run={({ reason }) => client.instances.pause(instance.id, control(reason))}
           onDone={onDone}
         />
@@ -51,6 +59,7 @@ export function InstanceActions(props: {
         <ConfirmAction
           label="Resume"
           title={`Resume instance ${instance.id}`}
+          onOpen={open}
           run={({ reason }) => client.instances.resume(instance.id, control(reason))}
           onDone={onDone}
         />
@@ -61,6 +70,7 @@ export function InstanceActions(props: {
           color="red"
           title={`Cancel instance ${instance.id}`}
           description="CANCELLING until the work in flight has settled, then CANCELLED."
+          onOpen={open}
           run={({ reason }) => client.instances.cancel(instance.id, control(reason))}
           onDone={onDone}
         />

@@ -88,7 +88,8 @@ export function InstancesPage({ path }: { readonly path: string }) {
         <Button
           variant="default"
           size="xs"
-          disabled={tokens.length <= 1}
+          // While a page loads, its tokens are not known yet: a second click would skip or repeat.
+          disabled={tokens.length <= 1 || page.loading}
           onClick={() => setTokens((t) => t.slice(0, -1))}
         >
           Previous
@@ -97,7 +98,7 @@ export function InstancesPage({ path }: { readonly path: string }) {
         <Button
           variant="default"
           size="xs"
-          disabled={next === undefined}
+          disabled={next === undefined || page.loading}
           onClick={() => setTokens((t) => [...t, next])}
         >
           Next

@@ -1,6 +1,6 @@
 /**
  * Recovery of one step (docs/runtime.md): on a FAILED or NEEDS_REVIEW step, retry (the last
- * activation's input shown for editing first), resolve with an output, or (NEEDS_REVIEW) fail
+ * activation's input shown for editing first; a timed-out SIGNAL without one), resolve with an output, or (NEEDS_REVIEW) fail
  * with an error. Edited JSON is parsed with @weave/json so numbers are sent exactly.
  */
 import { Group, Paper, Stack, Text } from '@mantine/core';
@@ -8,14 +8,15 @@ import { useClient } from '../client-context.js';
 import { ConfirmAction } from '../components/confirm-action.js';
 import { ErrorAlert } from '../components/error-alert.js';
 import { StatusBadge } from '../components/status-badge.js';
-import { toJsonText } from '../exact-json.js';
 import { Link } from '../router.js';
+import { retryDialog } from '../step-retry.js';
 import { usePoll } from '../use-poll.js';
 
 interface StepRef {
   readonly id: string;
   readonly kind: string;
   readonly status: string;
+  readonly activation_id?: string;
 }
 
 const RECOVERABLE = new Set(['FAILED', 'NEEDS_REVIEW']);
@@ -30,9 +31,11 @@ export function StepActions(props: {
   const recoverable = RECOVERABLE.has(step.status);
   const detail = usePoll(
     () => (recoverable ? client.instances.step(instanceId, step.id) : Promise.resolve(undefined)),
-    [client, instanceId, step.id, step.status],
+    // A retried step that failed again between two polls keeps its status: its activation
+    // tells the detail to load again.
+    [client, instanceId, step.id, step.status, step.activation_id],
   );
-  const lastInput = latest(detail.data?.activations ?? [])?.input;
+  const retry = retryDialog(step.kind, latest(detail.data?.activations ?? [])?.input);
   const reason = (r: string) => (r === '' ? 'from the console' : r);
   return (
     <Paper withBorder p="sm" data-testid="step-panel">
@@ -49,14 +52,11 @@ export function StepActions(props: {
             <ConfirmAction
               label="Retry step"
               title={`Retry step ${step.id}`}
-              description="A new activation with this input; the old one stays in the history."
+              description={retry.description}
               // Until the step's activations have loaded, the dialog would offer `{}` in place of
               // the input the step ran with: the button waits for them.
-              pending={detail.loading}
-              json={{
-                label: 'Input (JSON)',
-                initial: lastInput === undefined ? '{}' : toJsonText(lastInput),
-              }}
+              pending={retry.needsInput && detail.loading}
+              {...(retry.json === undefined ? {} : { json: retry.json })}
               run={({ json, reason: r }) =>
                 client.instances.retry(instanceId, step.id, {
                   ...(json === undefined ? {} : { input: json }),

@@ -7,6 +7,7 @@ import { useClient } from '../client-context.js';
 import { ErrorAlert } from '../components/error-alert.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { toCellText } from '../exact-json.js';
+import { recentAfter } from '../stream-cursor.js';
 import { usePoll } from '../use-poll.js';
 
 /** Events shown per stream. */
@@ -30,7 +31,7 @@ export function StreamsPage() {
               {s.default ? ' (default)' : ''}, seq {s.earliest_seq}–{s.head_seq}
             </Text>
           </Group>
-          <RecentEvents stream={s.name} head={s.head_seq} />
+          <RecentEvents stream={s.name} head={s.head_seq} earliest={s.earliest_seq} />
           <Subscriptions stream={s.name} />
         </Paper>
       ))}
@@ -38,41 +39,47 @@ export function StreamsPage() {
   );
 }
 
-/** `head - RECENT` with decimal-string arithmetic in BigInt (seqs are decimal strings). */
-function recentAfter(head: string): string {
-  const after = BigInt(head) - BigInt(RECENT);
-  return after > 0n ? after.toString() : '0';
-}
-
-function RecentEvents({ stream, head }: { readonly stream: string; readonly head: string }) {
+function RecentEvents(props: {
+  readonly stream: string;
+  readonly head: string;
+  readonly earliest: string;
+}) {
   const client = useClient();
+  const { stream, head, earliest } = props;
   const events = usePoll(
-    () => client.results.readStream(stream, { after: recentAfter(head), limit: RECENT }),
-    [client, stream, head],
+    () =>
+      client.results.readStream(stream, {
+        after: recentAfter(head, earliest, RECENT),
+        limit: RECENT,
+      }),
+    [client, stream, head, earliest],
   );
   return (
-    <Table mt="xs">
-      <Table.Tbody>
-        {[...(events.data?.events ?? [])].reverse().map((e) => (
-          <Table.Tr key={e.seq}>
-            <Table.Td>{e.seq}</Table.Td>
-            <Table.Td>{e.at}</Table.Td>
-            <Table.Td>{e.type}</Table.Td>
-            <Table.Td>
-              {e.instance_id === undefined
-                ? `task ${e.task_id ?? ''}`
-                : `instance ${e.instance_id}`}
-            </Table.Td>
-            <Table.Td>
-              <StatusBadge status={e.status} />
-            </Table.Td>
-            <Table.Td>
-              <Code>{toCellText(e.result ?? e.error)}</Code>
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <>
+      <ErrorAlert error={events.error} />
+      <Table mt="xs">
+        <Table.Tbody>
+          {[...(events.data?.events ?? [])].reverse().map((e) => (
+            <Table.Tr key={e.seq}>
+              <Table.Td>{e.seq}</Table.Td>
+              <Table.Td>{e.at}</Table.Td>
+              <Table.Td>{e.type}</Table.Td>
+              <Table.Td>
+                {e.instance_id === undefined
+                  ? `task ${e.task_id ?? ''}`
+                  : `instance ${e.instance_id}`}
+              </Table.Td>
+              <Table.Td>
+                <StatusBadge status={e.status} />
+              </Table.Td>
+              <Table.Td>
+                <Code>{toCellText(e.result ?? e.error)}</Code>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </>
   );
 }
 
