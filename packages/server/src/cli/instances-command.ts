@@ -1,7 +1,8 @@
 /**
- * `weave instances start NAME --input JSON [--business-key K] [--version N]`, `weave instances get
- * ID`, `weave instances steps ID`, `weave instances list [filters]`, `weave instances history
- * ID`, `weave instances signal ID NAME`, `weave instances pause|resume|cancel ID` (controls) and
+ * `weave instances start NAME [--input JSON] [--business-key K] [--version N]`,
+ * `weave instances get ID`, `weave instances steps ID`, `weave instances list [filters]`,
+ * `weave instances history ID`, `weave instances signal ID NAME`,
+ * `weave instances pause|resume|cancel ID` (controls) and
  * `weave instances retry|resolve|fail ID STEP --reason …` (manual recovery): workflow instances
  * on a running server, through the SDK client (`--url`, `--namespace`, `--key` or WEAVE_*).
  * Answers are printed as exact JSON; with `--all`, list and history print every item of every
@@ -12,7 +13,7 @@ import { parse, stringify } from '@weave/json';
 import type { JsonInput } from '@weave/json';
 import type { InstanceListFilter, WeaveClient } from '@weave/sdk';
 import type { ParsedCommand } from './options.js';
-import { parseCommand } from './options.js';
+import { parseCommand, printHelp, subcommandError } from './options.js';
 import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 import {
   SIGNAL_OPTIONS,
@@ -21,7 +22,7 @@ import {
   readPayloadVersion,
 } from './signals-command.js';
 
-const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY] [--version N] [--idempotency-key K]
+const HELP = `usage: weave instances start NAME [--input JSON] [--business-key KEY] [--version N] [--idempotency-key K]
        weave instances get ID
        weave instances steps ID
        weave instances list [--workflow NAME [--version N]] [--status S[,S…]] [--business-key KEY]
@@ -34,6 +35,7 @@ const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY
        weave instances fail ID STEP --reason TEXT --error-code CODE [--error-message TEXT] [--expected-revision R] [--idempotency-key K]
 
   start    start an instance of the published workflow NAME; --input is JSON text or @file
+           (default {})
   get      the current view of an instance
   steps    its steps with their status ($root hidden)
   list     instances newest first (no input or output); T is RFC 3339, e.g. 2026-11-29T20:30:00Z
@@ -44,8 +46,8 @@ const HELP = `usage: weave instances start NAME --input JSON [--business-key KEY
   resume   continue a paused instance (it plans at once)
   cancel   CANCELLING until the work in flight settles, then CANCELLED
   retry    run a FAILED or NEEDS_REVIEW TASK/POLL step (or wait for a timed-out SIGNAL) again as a
-           new activation (--input: a
-           corrected input, JSON text or @file); a FAILED instance is RUNNING again
+           new activation (--input: a corrected input, JSON text or @file); a FAILED
+           instance is RUNNING again
   resolve  settle a FAILED or NEEDS_REVIEW TASK/POLL/SIGNAL step with --output
   fail     fail a NEEDS_REVIEW TASK/POLL step with --error-code
 ${REMOTE_HELP}
@@ -86,9 +88,12 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
     ...REMOTE_OPTIONS,
   });
   const [sub, target, stepId] = positionals;
-  if (values.help === true || sub === undefined) {
-    process.stdout.write(`${HELP}\n`);
-    return values.help === true ? 0 : 2;
+  if (values.help === true) {
+    return printHelp(HELP);
+  }
+  const unknown = subcommandError('instances', sub, SUBCOMMANDS, HELP);
+  if (unknown !== undefined) {
+    return unknown;
   }
   if (sub === 'list') {
     return list(remoteClient(values), { values, positionals });
@@ -188,10 +193,23 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
     };
     return print(await client.instances.signal(target, body, idempotencyKeyOf(values)));
   }
-  throw new Error(
-    `unknown subcommand ${sub} (start, get, steps, list, history, signal, pause, resume, cancel, retry, resolve, fail)`,
-  );
+  throw new Error(`unknown subcommand ${sub ?? ''}`);
 }
+
+const SUBCOMMANDS = [
+  'start',
+  'get',
+  'steps',
+  'list',
+  'history',
+  'signal',
+  'pause',
+  'resume',
+  'cancel',
+  'retry',
+  'resolve',
+  'fail',
+];
 
 type Values = ParsedCommand['values'];
 

@@ -6,6 +6,7 @@ import { WeaveError } from '../errors.js';
 import { runBootstrap } from './bootstrap-command.js';
 import { runDev } from './dev-command.js';
 import { runMigrate } from './migrate-command.js';
+import { printHelp, usageError } from './options.js';
 import { runServer } from './server-command.js';
 import { runWorkflows } from './workflows-command.js';
 import { runInstances } from './instances-command.js';
@@ -53,14 +54,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         process.stdout.write(`weave ${VERSION}\n`);
         return 0;
       case undefined:
+        return usageError('weave: a command is needed', USAGE);
       case 'help':
       case '--help':
       case '-h':
-        process.stdout.write(`${USAGE}\n`);
-        return command === undefined ? 2 : 0;
+        return printHelp(USAGE);
       default:
-        process.stderr.write(`weave: unknown command ${command}\n${USAGE}\n`);
-        return 2;
+        return usageError(`weave: unknown command ${command}`, USAGE);
     }
   } catch (e: unknown) {
     process.stderr.write(`weave ${command}: ${oneLine(e)}\n`);

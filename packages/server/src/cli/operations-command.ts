@@ -8,7 +8,7 @@ import { stringify } from '@weave/json';
 import type { JsonInput } from '@weave/json';
 import type { CreateOperationOptions } from '@weave/sdk';
 import { operations } from '@weave/sdk/protocol';
-import { parseCommand } from './options.js';
+import { parseCommand, printHelp, subcommandError } from './options.js';
 import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 import { idempotencyKeyOf } from './signals-command.js';
 
@@ -69,9 +69,12 @@ export async function runOperations(argv: readonly string[]): Promise<number> {
     ...REMOTE_OPTIONS,
   });
   const [sub, arg] = positionals;
-  if (values.help === true || sub === undefined) {
-    process.stdout.write(`${HELP}\n`);
-    return values.help === true ? 0 : 2;
+  if (values.help === true) {
+    return printHelp(HELP);
+  }
+  const unknown = subcommandError('operations', sub, ['start', 'get', 'list'], HELP);
+  if (unknown !== undefined) {
+    return unknown;
   }
   const client = remoteClient(values);
   switch (sub) {

@@ -90,3 +90,34 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGTERM', done);
   });
 }
+
+/** `--help`: the usage on stdout, exit 0. */
+export function printHelp(help: string): number {
+  process.stdout.write(`${help}\n`);
+  return 0;
+}
+
+/**
+ * A usage error (no command, an unknown one, no subcommand or an unknown one): one line naming
+ * it, then the usage, both on stderr; exit 2. Any other failure is one line and exit 1.
+ */
+export function usageError(line: string, help: string): number {
+  process.stderr.write(`${line}\n${help}\n`);
+  return 2;
+}
+
+/** The usage error for a missing or unknown subcommand of `weave COMMAND`, or undefined. */
+export function subcommandError(
+  command: string,
+  sub: string | undefined,
+  known: readonly string[],
+  help: string,
+): number | undefined {
+  if (sub === undefined) {
+    return usageError(`weave ${command}: a subcommand is needed (${known.join(', ')})`, help);
+  }
+  if (!known.includes(sub)) {
+    return usageError(`weave ${command}: unknown subcommand ${sub} (${known.join(', ')})`, help);
+  }
+  return undefined;
+}

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from '@weave/json';
 import type { JsonInput, JsonValue } from '@weave/json';
-import { parseCommand } from './options.js';
+import { parseCommand, printHelp, subcommandError } from './options.js';
 import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 
 const HELP = `usage: weave signals send NAME --correlation KEY --payload JSON [--payload-version N] [--ttl DURATION] [--idempotency-key K]
@@ -63,12 +63,12 @@ export async function runSignals(argv: readonly string[]): Promise<number> {
     ...REMOTE_OPTIONS,
   });
   const [sub, name] = positionals;
-  if (values.help === true || sub === undefined) {
-    process.stdout.write(`${HELP}\n`);
-    return values.help === true ? 0 : 2;
+  if (values.help === true) {
+    return printHelp(HELP);
   }
-  if (sub !== 'send') {
-    throw new Error(`unknown subcommand ${sub} (send)`);
+  const unknown = subcommandError('signals', sub, ['send'], HELP);
+  if (unknown !== undefined) {
+    return unknown;
   }
   if (name === undefined || typeof values.correlation !== 'string') {
     throw new Error('weave signals send needs a signal NAME and --correlation KEY');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { formatProblems, formatSimulation, simulate, validateDefinitionText } from '@weave/engine';
 import { parse, stringify } from '@weave/json';
 import { isWeaveApiError } from '@weave/sdk';
-import { parseCommand } from './options.js';
+import { parseCommand, printHelp, subcommandError } from './options.js';
 import { REMOTE_HELP, REMOTE_OPTIONS, remoteClient } from './remote-client.js';
 
 const HELP = `usage: weave workflows validate FILE
@@ -57,8 +57,12 @@ export function runWorkflows(argv: readonly string[]): Promise<number> {
   if (sub === 'publish') {
     return runPublish(rest);
   }
-  process.stdout.write(`${HELP}\n`);
-  return Promise.resolve(sub === undefined || sub === '--help' || sub === '-h' ? 0 : 2);
+  if (sub === '--help' || sub === '-h') {
+    return Promise.resolve(printHelp(HELP));
+  }
+  return Promise.resolve(
+    subcommandError('workflows', sub, ['validate', 'simulate', 'publish'], HELP) ?? 2,
+  );
 }
 
 function readArgument(value: string): string {

@@ -171,6 +171,36 @@ test('`weave version` prints the version and an unknown command exits non-zero w
   assert.match(bad.stderr, /--db is required/);
 });
 
+test('a usage error names itself on its first stderr line, then the usage, and exits 2; --help exits 0', async () => {
+  const cases: readonly { args: readonly string[]; line: RegExp }[] = [
+    { args: [], line: /^weave: a command is needed$/ },
+    { args: ['frobnicate'], line: /^weave: unknown command frobnicate$/ },
+    { args: ['workflows'], line: /^weave workflows: a subcommand is needed \(validate, / },
+    { args: ['workflows', 'frob'], line: /^weave workflows: unknown subcommand frob \(/ },
+    { args: ['instances'], line: /^weave instances: a subcommand is needed \(start, / },
+    { args: ['instances', 'frob', '42'], line: /^weave instances: unknown subcommand frob \(/ },
+    { args: ['signals', 'frob'], line: /^weave signals: unknown subcommand frob \(send\)$/ },
+    { args: ['operations'], line: /^weave operations: a subcommand is needed \(start, / },
+  ];
+  // No server is needed to tell a usage error: no WEAVE_URL or WEAVE_KEY is set.
+  const env = { WEAVE_URL: '', WEAVE_KEY: '' };
+  for (const { args, line } of cases) {
+    const run = await runWeave(args, env);
+    const name = `weave ${args.join(' ')}`;
+    assert.equal(run.code, 2, `${name} exits 2`);
+    assert.equal(run.stdout, '', `${name} writes nothing on stdout`);
+    const [first, ...rest] = run.stderr.split('\n');
+    assert.match(first ?? '', line, name);
+    assert.match(rest.join('\n'), /usage: weave/, `${name} shows the usage after its line`);
+  }
+  for (const args of [['--help'], ['instances', '--help'], ['workflows', '--help']]) {
+    const help = await runWeave(args);
+    assert.equal(help.code, 0, `weave ${args.join(' ')} exits 0`);
+    assert.match(help.stdout, /usage: weave/);
+    assert.equal(help.stderr, '');
+  }
+});
+
 test('`weave server` and `weave dev` on a port in use exit non-zero with one line naming the port and --port', async () => {
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
