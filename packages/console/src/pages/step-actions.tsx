@@ -1,7 +1,7 @@
 /**
  * Recovery of one step (docs/runtime.md): on a FAILED or NEEDS_REVIEW step, retry (the last
- * activation's input shown for editing first; a timed-out SIGNAL without one), resolve with an output, or (NEEDS_REVIEW) fail
- * with an error. Edited JSON is parsed with @weave/json so numbers are sent exactly.
+ * activation's input shown for editing first; a timed-out SIGNAL without one), resolve with an
+ * output, or (NEEDS_REVIEW) fail with an error. Edited JSON is parsed with @weave/json so numbers are sent exactly.
  */
 import { Group, Paper, Stack, Text } from '@mantine/core';
 import { useClient } from '../client-context.js';

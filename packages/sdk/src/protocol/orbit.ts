@@ -81,7 +81,8 @@ export const ResultEvent = named(
     seq: Seq,
     type: string({
       description:
-        'task.succeeded, task.failed, task.cancelled, task.needs_review; instance.succeeded, instance.failed, instance.cancelled, instance.timed_out',
+        'task.succeeded, task.failed, task.cancelled, task.needs_review; ' +
+        'instance.succeeded, instance.failed, instance.cancelled, instance.timed_out',
       examples: ['task.succeeded'],
     }),
     at: Instant,

@@ -193,7 +193,8 @@ export async function runInstances(argv: readonly string[]): Promise<number> {
     };
     return print(await client.instances.signal(target, body, idempotencyKeyOf(values)));
   }
-  throw new Error(`unknown subcommand ${sub ?? ''}`);
+  // Unreachable: SUBCOMMANDS was checked above.
+  throw new Error(`unhandled subcommand ${sub ?? ''}`);
 }
 
 const SUBCOMMANDS = [

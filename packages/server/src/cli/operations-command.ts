@@ -52,6 +52,8 @@ function filterOf(values: Record<string, unknown>): CreateOperationOptions['filt
   return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
 }
 
+const SUBCOMMANDS = ['start', 'get', 'list'];
+
 export async function runOperations(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, {
     help: { type: 'boolean', short: 'h' },
@@ -72,7 +74,7 @@ export async function runOperations(argv: readonly string[]): Promise<number> {
   if (values.help === true) {
     return printHelp(HELP);
   }
-  const unknown = subcommandError('operations', sub, ['start', 'get', 'list'], HELP);
+  const unknown = subcommandError('operations', sub, SUBCOMMANDS, HELP);
   if (unknown !== undefined) {
     return unknown;
   }
@@ -114,6 +116,7 @@ export async function runOperations(argv: readonly string[]): Promise<number> {
       );
     }
     default:
-      throw new Error(`unknown subcommand ${sub} (start, get, list)`);
+      // Unreachable: SUBCOMMANDS was checked above.
+      throw new Error(`unhandled subcommand ${sub}`);
   }
 }
