@@ -14,7 +14,8 @@ export type TextValidation =
   | { readonly ok: false; readonly problems: readonly Problem[] };
 
 export function validateDefinitionText(text: string): TextValidation {
-  const parsed = parseText(text, LIMITS.maxDefinitionBytes);
+  // The limit is on compact JSON (compile checks it, as publishing does): indentation is free.
+  const parsed = parseText(text, LIMITS.maxDefinitionBytes * 16);
   if (!parsed.ok) {
     return parsed;
   }

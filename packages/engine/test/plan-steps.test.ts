@@ -86,6 +86,20 @@ test('[E3.6] TASK input and keys are checked against the Pulse bounds before act
     key.decisions.slice(1, 2).map((d) => d.kind === 'FAIL' && d.error.code),
     ['invalid_task_key'],
   );
+  // Keys are 1–255 UTF-8 bytes (Pulse's bound), trace and resource key alike: 255 pass.
+  const keyed = compileOk(
+    definition([task('t', { input: {}, trace_key: '$.input.t', resource_key: '$.input.r' })]),
+  );
+  const codes = (t: string, r: string) =>
+    keyed
+      .plan(keyed.initialSnapshot(toJson({ t, r })), 32)
+      .decisions.slice(1, 2)
+      .map((d) => (d.kind === 'FAIL' ? d.error.code : d.kind));
+  assert.deepEqual(codes('k'.repeat(255), 'r'.repeat(255)), ['ACTIVATE']);
+  assert.deepEqual(codes('é'.repeat(127), 'r'), ['ACTIVATE'], '254 bytes');
+  assert.deepEqual(codes('é'.repeat(128), 'r'), ['invalid_task_key'], '256 bytes');
+  assert.deepEqual(codes('t', 'r'.repeat(256)), ['invalid_task_key']);
+  assert.deepEqual(codes('t', ''), ['invalid_task_key']);
 });
 
 test('[E3.7] SIGNAL freezes a non-empty correlation of at most 512 bytes, the name and payload version', () => {

@@ -41,6 +41,22 @@ test('validateDefinitionText reports syntax errors with line and column, and com
   assert.equal(validateDefinitionText(order).ok, true);
 });
 
+test('validateDefinitionText measures the 1 MiB limit on compact JSON, as publishing does', () => {
+  // Indentation is free: 2 MiB of whitespace around a small definition passes.
+  const padded = `${order}${' '.repeat(2 * 1024 * 1024)}`;
+  assert.equal(validateDefinitionText(padded).ok, true);
+  // 1 MiB of content is over it, however it is laid out.
+  const big = JSON.stringify({
+    schema_version: 1,
+    name: 'big',
+    steps: [{ id: 'a', kind: 'TASK', queue: 'q', input: { pad: 'x'.repeat(1024 * 1024) } }],
+  });
+  const refused = validateDefinitionText(big);
+  assert.deepEqual(refused.ok ? [] : refused.problems.map((p) => [p.path, p.code]), [
+    ['$', 'too_large'],
+  ]);
+});
+
 test('simulate plays rounds against the results file and prints each round', () => {
   const simulation = simulate({
     definitionText: order,

@@ -10,7 +10,10 @@ export interface WebhookRetrySettings {
   readonly backoffBaseMs: number;
   /** Longest delay between two attempts (default 5 min). */
   readonly backoffMaxMs: number;
-  /** Consecutive failures after which the subscription is FAILING (default 10). */
+  /**
+   * Consecutive failures after which the subscription is FAILING (default 30: with the default
+   * waits at least 54 minutes of them, so the hour below is what usually decides).
+   */
   readonly failAfterAttempts: number;
   /** Or: failing for at least this long, whatever the count (default 1 h). */
   readonly failAfterMs: number;
@@ -19,7 +22,7 @@ export interface WebhookRetrySettings {
 export const DEFAULT_RETRY_SETTINGS: WebhookRetrySettings = {
   backoffBaseMs: 1_000,
   backoffMaxMs: 300_000,
-  failAfterAttempts: 10,
+  failAfterAttempts: 30,
   failAfterMs: 3_600_000,
 };
 

@@ -30,8 +30,9 @@ import { toId, toInt, toMicros, toMicrosOrNull } from '../store/values.js';
 import type { Tx } from '../store/with-tx.js';
 
 /**
- * The delivery log is trimmed to `keepDeliveries` per subscription when the new row's id is a
- * multiple of this: amortised to one short range delete per 64 attempts in all.
+ * The delivery log is trimmed to `keepDeliveries` per subscription when the subscription's new
+ * revision (one more for every attempt it records) is a multiple of this: one short range delete
+ * per 64 of its attempts, so it never keeps more than `keepDeliveries` + 63 rows.
  */
 const PRUNE_EVERY = 64n;
 
@@ -261,13 +262,13 @@ export async function recordAttempt(
   }
   const delivered = batch.expired === undefined && isSuccess(attempt.response);
   const error = batch.expired ?? (delivered ? null : describeFailure(attempt.response));
-  const deliveryId = await insertDelivery(tx, batch, { ...attempt, delivered, error });
-  if (deliveryId % PRUNE_EVERY === 0n) {
+  await insertDelivery(tx, batch, { ...attempt, delivered, error });
+  const revision = toMicros(row.revision) + 1n;
+  if (revision % PRUNE_EVERY === 0n) {
     await pruneDeliveries(tx, batch.subscriptionId, attempt.settings.keepDeliveries);
   }
   const ours = row.lease_owner === batch.leaseOwner;
   const acked = toMicros(row.acked_seq);
-  const revision = toMicros(row.revision) + 1n;
   const update = tx.db.updateTable('orbit_subscriptions').where('id', '=', batch.subscriptionId);
   if (delivered) {
     // Even a lease lost to a stall may ack: the receiver has the events; acks never go back.
@@ -301,9 +302,9 @@ async function insertDelivery(
   tx: Tx,
   batch: ClaimedBatch,
   attempt: AttemptResult & { readonly delivered: boolean; readonly error: string | null },
-): Promise<bigint> {
+): Promise<void> {
   const { response } = attempt;
-  const inserted = await tx.db
+  await tx.db
     .insertInto('orbit_deliveries')
     .values({
       namespace_id: batch.namespaceId,
@@ -317,8 +318,7 @@ async function insertDelivery(
       duration_us: attempt.durationUs,
       at: tx.now - attempt.durationUs,
     })
-    .executeTakeFirstOrThrow();
-  return BigInt(inserted.insertId ?? 0n);
+    .execute();
 }
 
 function successReset(now: Micros) {

@@ -202,6 +202,25 @@ describe('webhook retry timing', () => {
     assert.equal(shouldMarkFailing(10, since, since, limits), true);
     assert.equal(shouldMarkFailing(2, since, since + 60_000_000n, limits), true);
   });
+
+  test('with the defaults a receiver down for ten minutes is still retried, and after about an hour it is FAILING, whatever the jitter', () => {
+    const defaults = toDeliverySettings();
+    // When (ms after the first failure) the failure that marks the subscription FAILING comes,
+    // each attempt failing at once and every wait drawn at `random`.
+    const failingAfter = (random: number) => {
+      let at = 0;
+      for (let failures = 1; ; failures++) {
+        if (shouldMarkFailing(failures, 0n, BigInt(at) * 1000n, defaults)) {
+          return at;
+        }
+        at += retryDelayMs(failures, defaults, random);
+      }
+    };
+    for (const random of [0, 0.5, 1]) {
+      const at = failingAfter(random);
+      assert.ok(at > 50 * 60_000 && at <= 65 * 60_000, `FAILING after ${at} ms at ${random}`);
+    }
+  });
 });
 
 describe('webhook settings', () => {

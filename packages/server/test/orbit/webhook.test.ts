@@ -329,6 +329,51 @@ async function wakesOnAppend(dialect: 'sqlite' | 'mysql'): Promise<void> {
   }
 }
 
+/**
+ * The delivery log stays bounded per subscription: two subscriptions failing side by side (their
+ * attempts interleaved in one id sequence) each keep between `keepDeliveries` and that + 63 rows.
+ */
+async function logTrimmed(dialect: 'sqlite' | 'mysql'): Promise<void> {
+  const keep = 8;
+  const t = await startWebhookServer(dialect, {
+    backoffBaseMs: 1,
+    backoffMaxMs: 1,
+    failAfterAttempts: 1_000,
+    failAfterMs: 600_000,
+    keepDeliveries: keep,
+  });
+  const receiver = await startReceiver(() => 503);
+  try {
+    await completeTasks(t, 2, 'log');
+    const ids = [
+      (await createWebhook(t, 'log-a', receiver.url)).id,
+      (await createWebhook(t, 'log-b', receiver.url)).id,
+    ];
+    const revisions = () =>
+      t.server.database.kysely
+        .selectFrom('orbit_subscriptions')
+        .select('revision')
+        .where('id', 'in', ids)
+        .execute();
+    await waitFor(
+      async () => (await revisions()).every((r) => Number(r.revision) >= 140) || undefined,
+      { timeoutMs: 60_000, what: '140 attempts of each subscription' },
+    );
+    // Counted while attempts go on: one read sees a committed state.
+    for (const id of ids) {
+      const rows = await t.server.database.kysely
+        .selectFrom('orbit_deliveries')
+        .select('id')
+        .where('subscription_id', '=', id)
+        .execute();
+      assert.ok(rows.length >= keep && rows.length <= keep + 63, `${rows.length} rows kept`);
+    }
+  } finally {
+    await receiver.close();
+    await t.close();
+  }
+}
+
 describe('webhook delivery (issue 5 acceptance)', { concurrency: true }, () => {
   forEachDialect((dialect) => {
     test(`on ${dialect}: 500 for 20 s then 200 — every event arrives in order, duplicates only where a response was lost`, () =>
@@ -339,5 +384,7 @@ describe('webhook delivery (issue 5 acceptance)', { concurrency: true }, () => {
       stopMidRequest(dialect));
     test(`on ${dialect}: the loop wakes at once on a resume and on an append on the same node`, () =>
       wakesOnAppend(dialect));
+    test(`on ${dialect}: each subscription's delivery log is trimmed to its newest attempts`, () =>
+      logTrimmed(dialect));
   });
 });

@@ -327,12 +327,18 @@ export async function pollDeadline(w: E2eWorld): Promise<string[]> {
       rows.map((r) => r.task_id ?? '0'),
     )
     .execute();
-  const { instance: view } = await w.client.instances.get(instance.id);
+  const own = await db(w)
+    .selectFrom('weave_instances')
+    .select('deadline_at')
+    .where('id', '=', instance.id)
+    .executeTakeFirstOrThrow();
+  assert.equal(tasks.length, rows.length, 'every round has its query task');
   for (const task of tasks) {
-    // A4.5 / E4.4: a query task never outlives the POLL deadline (nor the instance's).
+    // A4.5 / E4.4: a query task never outlives the POLL deadline, nor the instance's.
     assert.ok(BigInt(task.deadline_at) <= BigInt(activation.poll_deadline_at ?? 0));
-    assert.ok(task.deadline_at !== null && view.deadline_at !== undefined);
+    assert.ok(BigInt(task.deadline_at) <= BigInt(own.deadline_at));
   }
+  assert.ok(BigInt(activation.poll_deadline_at ?? 0) <= BigInt(own.deadline_at));
   assert.equal(rows.at(-1)?.state, 'CANCELLED', 'the running round is cancelled');
   const wait = await db(w)
     .selectFrom('weave_waits')

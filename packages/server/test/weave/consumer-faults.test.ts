@@ -63,7 +63,13 @@ forEachDialect((dialect) => {
     let planted = 0;
     async function plant(
       at: Awaited<ReturnType<typeof waitingTask>>,
-      row: { snapshot: string | null; source_task_id?: string | null },
+      row: {
+        snapshot: string | null;
+        source_task_id?: string | null;
+        source_activation_id?: string | null;
+        source_revision?: number | null;
+        lease?: { owner: string; until: number; generation: number };
+      },
     ): Promise<string> {
       planted += 1;
       const inserted = await db()
@@ -74,16 +80,18 @@ forEachDialect((dialect) => {
           event_id: `planted.${planted}`,
           type: 'task.succeeded',
           source_task_id: row.source_task_id === undefined ? at.task_id : row.source_task_id,
-          source_activation_id: at.id,
-          source_revision: 90 + planted,
+          source_activation_id:
+            row.source_activation_id === undefined ? at.id : row.source_activation_id,
+          source_revision: row.source_revision === undefined ? 90 + planted : row.source_revision,
           source_round_id: null,
           source_step_revision: null,
           snapshot: row.snapshot,
           state: 'PENDING',
           outcome: null,
           available_at: 0,
-          lease_owner: null,
-          lease_until: null,
+          lease_owner: row.lease?.owner ?? null,
+          lease_until: row.lease?.until ?? null,
+          ...(row.lease === undefined ? {} : { generation: row.lease.generation }),
           error_code: null,
           created_at: 0,
           processed_at: null,
@@ -135,23 +143,29 @@ forEachDialect((dialect) => {
 
     test('[E2.5] a row without its frozen source is QUARANTINED LEGACY_RESULT_UNVERIFIED, lease cleared, generation kept', async () => {
       const at = await waitingTask();
-      const noSnapshot = await plant(at, { snapshot: null });
-      const noTask = await plant(at, {
-        snapshot: `{"schema_version":1,"task_id":"${String(at.task_id)}","status":"SUCCEEDED","revision":"1","result":{}}`,
-        source_task_id: null,
-      });
-      for (const id of [noSnapshot, noTask]) {
+      const snapshot = `{"schema_version":1,"task_id":"${String(at.task_id)}","status":"SUCCEEDED","revision":"1","result":{}}`;
+      // Each lacks one frozen source field; each was leased by a node that died (the lease long
+      // expired) and had been taken before (generation 7).
+      const lease = (n: number) => ({ owner: `dead-node-${n}`, until: 1, generation: 7 });
+      const ids = [
+        await plant(at, { snapshot: null, lease: lease(1) }),
+        await plant(at, { snapshot, source_task_id: null, lease: lease(2) }),
+        await plant(at, { snapshot, source_activation_id: null, lease: lease(3) }),
+        await plant(at, { snapshot, source_revision: null, lease: lease(4) }),
+      ];
+      for (const id of ids) {
         const row = await inboxRow(id);
         assert.equal(row.state, 'QUARANTINED');
         assert.equal(row.error_code, 'LEGACY_RESULT_UNVERIFIED');
         assert.equal(row.lease_owner, null);
         assert.equal(row.lease_until, null);
-        assert.equal(Number(row.generation), 1);
+        assert.equal(Number(row.generation), 7);
+        assert.equal(row.outcome, null);
       }
       assert.equal(await stepStatus(at.instanceId), 'ACTIVE', 'nothing rebuilt from the task');
     });
 
-    test('[E2.4] a round that cannot be planned backs off and is QUARANTINED PLAN_REJECTED after its retries', async () => {
+    test('[E2.4] a round that cannot be planned backs off and is QUARANTINED PLAN_REJECTED after its retries; the instance is NEEDS_REVIEW', async () => {
       const at = await waitingTask();
       // The pinned version no longer verifies: every consume of the instance throws.
       await db()
@@ -178,6 +192,23 @@ forEachDialect((dialect) => {
       assert.equal(Number(row.failures), MAX_FAILURES);
       assert.ok(Number(row.generation) >= MAX_FAILURES, 'every failed hand-over counted');
       assert.equal(await stepStatus(at.instanceId), 'ACTIVE');
+      // What no round can apply is seen: the instance is NEEDS_REVIEW, its history says why.
+      const held = await db()
+        .selectFrom('weave_instances')
+        .select('status')
+        .where('id', '=', at.instanceId)
+        .executeTakeFirstOrThrow();
+      assert.equal(held.status, 'NEEDS_REVIEW');
+      const entries = await db()
+        .selectFrom('weave_history')
+        .select('details')
+        .where('instance_id', '=', at.instanceId)
+        .where('type', '=', 'instance.needs_review')
+        .execute();
+      assert.deepEqual(
+        entries.map((e) => e.details),
+        ['{"error_code":"internal"}'],
+      );
     });
 
     test('[A5.2] a disabled application: its timers do not fire until it is enabled, its deadlines still do', async () => {
@@ -223,6 +254,59 @@ forEachDialect((dialect) => {
         { timeoutMs: 10_000 },
       );
       assert.equal(done.status, 'SUCCEEDED');
+    });
+
+    test("[A5.2] [A5.1] what a disabled application holds does not hide other timers: 60 held timers, and another application's still fires", async () => {
+      await client.createApplication({ name: 'held' });
+      await client.workflows.publish({
+        schema_version: 1,
+        name: 'blink',
+        // Long enough for the 60 Starts to finish before the first falls due.
+        steps: [{ id: 'blink', kind: 'TIMER', duration: 'PT3S' }],
+      });
+      const held: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        const { instance } = await client.instances.start('blink', {
+          input: {},
+          application: 'held',
+        });
+        held.push(instance.id);
+      }
+      await client.updateApplication('held', { disabled: true });
+      try {
+        // More held timers than one discovery page (50), all due before the one below.
+        await waitFor(
+          async () => {
+            const rows = await db()
+              .selectFrom('weave_waits')
+              .select('due_at')
+              .where('instance_id', 'in', held)
+              .where('state', '=', 'WAITING')
+              .execute();
+            const now = BigInt(Date.now()) * 1000n;
+            return rows.length === 60 && rows.every((r) => BigInt(r.due_at) < now)
+              ? true
+              : undefined;
+          },
+          { timeoutMs: 20_000, what: 'the held timers due' },
+        );
+        const { instance } = await client.instances.start('blink', {
+          input: {},
+          application: 'app',
+        });
+        const done = await waitFor(
+          async () => {
+            const { instance: now } = await client.instances.get(instance.id);
+            return now.status === 'SUCCEEDED' ? now : undefined;
+          },
+          { timeoutMs: 15_000, what: "the other application's timer" },
+        );
+        assert.equal(done.status, 'SUCCEEDED');
+        const still = await client.instances.get(held[0] ?? '0');
+        assert.equal(still.instance.status, 'WAITING', 'the held ones still wait');
+      } finally {
+        await client.updateApplication('held', { disabled: false });
+      }
     });
   });
 });

@@ -86,6 +86,27 @@ forEachDialect((dialect) => {
     });
     after(() => t.close());
 
+    test('[A3.3] [A3.1] an instance of 128 steps, the most a definition has: Steps lists all 128 in document order, without $root, at the revision Get shows', async () => {
+      // A sequence: the first TIMER waits, nothing moves, so Get and Steps read one revision.
+      const naps = Array.from({ length: 128 }, (_, i) => ({
+        id: `nap_${String(i).padStart(3, '0')}`,
+        kind: 'TIMER',
+        duration: 'PT1H',
+      }));
+      await client.workflows.publish({ schema_version: 1, name: 'longest', steps: naps });
+      const { instance } = await client.instances.start('longest', { input: {} });
+      const seen = await client.instances.steps(instance.id);
+      const { instance: now } = await client.instances.get(instance.id);
+      assert.equal(seen.revision, now.revision);
+      assert.equal(seen.steps.length, 128);
+      assert.deepEqual(
+        seen.steps.map((s) => s.id),
+        naps.map((n) => n.id),
+      );
+      assert.deepEqual([seen.steps[0]?.status, seen.steps[127]?.status], ['WAITING', 'PENDING']);
+      assert.ok(!seen.steps.some((s) => s.id === '$root'));
+    });
+
     test('[A3.3] Steps hides $root and lists every static step in document order with its status, activation and task, at revision "2"', async () => {
       const { revision, steps } = await client.instances.steps(id);
       assert.equal(revision, '2');

@@ -491,15 +491,14 @@ forEachDialect((dialect) => {
       assert.deepEqual(await counts(instance.id), before);
     });
 
-    test('[E4.5] recovery is refused once the instance deadline has passed (409), leaving every row as it was', async () => {
+    test('[E4.5] [E4.6] past the instance deadline a retry is refused (409), leaving every row as it was; the NEEDS_REVIEW step the ending waits for is resolved, and the instance ends TIMED_OUT', async () => {
       const { instance } = await client.instances.start('short', { input: {} });
-      await reviewOne('short');
+      const reviewed = await reviewOne('short');
       const deadline = Date.parse(instance.deadline_at);
       await waitFor(() => Date.now() > deadline + 200 || undefined, {
         timeoutMs: 10_000,
         what: 'the instance deadline',
       });
-      // The clock may mark the instance as ending meanwhile; either way nothing changes below.
       await waitFor(
         async () => {
           const rows = await db()
@@ -511,6 +510,8 @@ forEachDialect((dialect) => {
         },
         { timeoutMs: 10_000, what: 'the deadline recorded' },
       );
+      // The unknown effect holds the ending (E4.6): the instance waits for an operator.
+      assert.equal((await view(instance.id)).status, 'NEEDS_REVIEW');
       const before = await counts(instance.id);
       const late = await refusal(
         client.instances.retry(instance.id, 'once', { reason: 'too late' }),
@@ -518,11 +519,105 @@ forEachDialect((dialect) => {
       assert.equal(late.status, 409);
       assert.equal(late.code, 'invalid_state');
       assert.equal(late.details.reason, 'deadline_passed');
-      const resolve = await refusal(
-        client.instances.resolve(instance.id, 'once', { output: 1, reason: 'too late' }),
-      );
-      assert.equal(resolve.status, 409);
       assert.deepEqual(await counts(instance.id), before);
+
+      await client.instances.resolve(instance.id, 'once', { output: 1, reason: 'it ran once' });
+      const done = await settled(instance.id, ['TIMED_OUT']);
+      assert.equal(done.error?.code, 'deadline_exceeded');
+      assert.equal(done.deadline_at, instance.deadline_at, 'the deadline did not move');
+      const step = await client.instances.step(instance.id, 'once');
+      assert.equal(step.status, 'SUCCEEDED');
+      const task = await client.getTask(reviewed.task_id);
+      assert.notEqual(task.task.status, 'NEEDS_REVIEW', 'the operator settled the Pulse task');
+      const page = await client.results.readStream('app');
+      assert.equal(
+        page.events.find((e) => e.instance_id === instance.id)?.type,
+        'instance.timed_out',
+      );
+    });
+
+    test('[E4.6] a cancel while a POLL query runs: its PENDING answer ends the POLL CANCELLED, no further round, and the instance CANCELLED', async () => {
+      const { instance } = await client.instances.start('polled', { input: {} });
+      const query = await claimOne('polled');
+      await client.startAttempt(query.task_id, query.attempt_id, query.permit);
+      await client.instances.cancel(instance.id, { reason: 'no longer tracked' });
+      await settled(instance.id, ['CANCELLING']);
+      await client.completeAttempt(query.task_id, query.attempt_id, query.permit, {
+        outcome: 'succeeded',
+        result: { status: 'WAIT' },
+      });
+      // Before the fix the POLL scheduled another round and held the cancel until its 60 s
+      // deadline: `settled` waits 30 s at most.
+      const done = await settled(instance.id, ['CANCELLED', 'FAILED']);
+      assert.equal(done.status, 'CANCELLED');
+      const track = await client.instances.step(instance.id, 'track');
+      assert.equal(track.status, 'CANCELLED');
+      const rounds = await db()
+        .selectFrom('weave_poll_rounds')
+        .select('state')
+        .where('instance_id', '=', instance.id)
+        .execute();
+      assert.equal(rounds.length, 1, 'no second round');
+      const waits = await db()
+        .selectFrom('weave_waits')
+        .select('state')
+        .where('instance_id', '=', instance.id)
+        .execute();
+      assert.ok(
+        waits.every((w) => w.state !== 'WAITING'),
+        'its deadline wait closed',
+      );
+    });
+
+    test('[E4.6] a cancel waits for a NEEDS_REVIEW step: retry is refused, resolve of a TASK or fail of a POLL in classifier review settles it, and the instance ends CANCELLED', async () => {
+      const order = (await client.instances.start('reviewed', { input: { amount: 3 } })).instance;
+      const charged = await reviewOne('reviewed');
+      await settled(order.id, ['NEEDS_REVIEW']);
+      await client.instances.cancel(order.id, { reason: 'customer left' });
+      await settled(order.id, ['CANCELLING']);
+      const before = await counts(order.id);
+      const retry = await refusal(
+        client.instances.retry(order.id, 'charge', { reason: 'charge again' }),
+      );
+      assert.equal(retry.status, 409);
+      assert.equal(retry.code, 'invalid_state');
+      assert.deepEqual(await counts(order.id), before);
+      assert.equal((await view(order.id)).status, 'CANCELLING', 'still held by the charge');
+
+      await client.instances.resolve(order.id, 'charge', {
+        output: { charged: 3 },
+        reason: 'the ledger shows the charge',
+      });
+      const cancelled = await settled(order.id, ['CANCELLED']);
+      assert.equal(cancelled.error?.code, 'cancelled');
+      const charge = await client.instances.step(order.id, 'charge');
+      assert.equal(charge.status, 'SUCCEEDED');
+      assert.deepEqual(charge.output, { charged: 3 });
+      const notify = await client.instances.step(order.id, 'notify');
+      assert.equal(notify.activations.length, 0, 'nothing new started while cancelling');
+      const task = await client.getTask(charged.task_id);
+      assert.notEqual(task.task.status, 'NEEDS_REVIEW');
+
+      // A POLL its classifier sent to review: its query task SUCCEEDED, so only the step's
+      // recovery can settle it.
+      const tracked = (await client.instances.start('polled', { input: {} })).instance;
+      const query = await succeedOne('polled', { status: 'ODD' });
+      await settled(tracked.id, ['NEEDS_REVIEW']);
+      assert.equal((await client.getTask(query.task_id)).task.status, 'SUCCEEDED');
+      await client.instances.cancel(tracked.id, { reason: 'no longer needed' });
+      await settled(tracked.id, ['CANCELLING']);
+      await client.instances.fail(tracked.id, 'track', {
+        error: { code: 'odd_status', message: 'the carrier answered ODD' },
+        reason: 'asked the carrier',
+      });
+      const ended = await settled(tracked.id, ['CANCELLED']);
+      assert.equal(ended.error?.code, 'cancelled');
+      const track = await client.instances.step(tracked.id, 'track');
+      assert.equal(track.status, 'FAILED');
+      const page = await client.results.readStream('app');
+      for (const id of [order.id, tracked.id]) {
+        assert.equal(page.events.find((e) => e.instance_id === id)?.type, 'instance.cancelled');
+      }
     });
   });
 });

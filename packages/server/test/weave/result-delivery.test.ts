@@ -20,6 +20,7 @@ import { deliverResult } from '../../src/weave/delivery/deliver-result.js';
 import { consumeInstance } from '../../src/weave/runtime/consume-instance.js';
 import { forEachDialect, openTestDatabase } from '../support/databases.js';
 import { refusal } from '../support/refusal.js';
+import { waitFor } from '../support/wait-for.js';
 import { startTestServer } from '../support/servers.js';
 import type { TestServer } from '../support/servers.js';
 import { StatementLog, isLockingRead, tablesOf, touches, verbOf } from '../support/statements.js';
@@ -654,6 +655,44 @@ forEachDialect((dialect) => {
       assert.equal(frozen.attempt_id, running.attempt_id);
       assert.equal((frozen.error as { code?: string }).code, 'lease_expired');
       assert.equal(frozen.revision, String((await taskRow(running.task_id)).revision));
+    });
+
+    test('[E1.5] a workflow task failing with a retry left writes no inbox row; the attempt that ends it writes one', async () => {
+      await publish({
+        schema_version: 1,
+        name: 'wf-e15',
+        steps: [
+          {
+            id: 'charge',
+            kind: 'TASK',
+            queue: 'wf-e15',
+            input: { op: 'charge' },
+            retry: { max_attempts: 2, initial_interval: 'PT0.2S' },
+          },
+        ],
+      });
+      const { instance } = await client.instances.start('wf-e15', { input: {} });
+      const first = await claimOne('wf-e15');
+      await client.completeAttempt(first.task_id, first.attempt_id, first.permit, {
+        outcome: 'failed',
+        error: { code: 'busy', message: 'try again', retryable: true },
+      });
+      assert.deepEqual(await inboxOf(first.task_id), [], 'no internal event while a retry is due');
+      const second = await waitFor(
+        async () => {
+          const { tasks } = await client.claimTasks('wf-e15', { worker_id: 'w', max_tasks: 1 });
+          return tasks[0];
+        },
+        { timeoutMs: 10_000, what: 'the retry' },
+      );
+      assert.equal(second.task_id, first.task_id, 'the same task, a new attempt');
+      assert.notEqual(second.attempt_id, first.attempt_id);
+      await succeed(second);
+      const rows = await inboxOf(first.task_id);
+      assert.deepEqual(
+        rows.map((r) => [r.type, String(r.source_activation_id)]),
+        [['task.succeeded', String((await activationOf(instance.id, 'charge')).id)]],
+      );
     });
 
     test('[E2.1] the producer refuses a snapshot over 512 KiB: nothing is written', async () => {

@@ -203,6 +203,77 @@ forEachDialect((dialect) => {
       assert.deepEqual(states, ['UNMATCHED', 'UNMATCHED', 'DELIVERED']);
     });
 
+    test('[A4.6] a SIGNAL wait whose signal name or payload version is NULL (unverified old metadata) is never a valid signal wait', async () => {
+      const key = `legacy-${dialect}`;
+      const noName = await start('approve', key);
+      const noVersion = await start('approve', key);
+      for (const [instance, column] of [
+        [noName, 'signal_name'],
+        [noVersion, 'payload_version'],
+      ] as const) {
+        await db()
+          .updateTable('weave_waits')
+          .set({ [column]: null })
+          .where('instance_id', '=', instance.id)
+          .where('purpose', '=', 'SIGNAL')
+          .execute();
+      }
+      const sent = await client.signals.send({
+        name: 'approval',
+        correlation_key: key,
+        payload: { ok: true },
+      });
+      assert.deepEqual(sent.matched, []);
+      for (const instance of [noName, noVersion]) {
+        const direct = await refusal(
+          client.instances.signal(instance.id, { name: 'approval', payload: { ok: true } }),
+        );
+        assert.deepEqual([direct.status, direct.code], [409, 'invalid_state'], 'nor a direct one');
+        const { instance: now } = await client.instances.get(instance.id);
+        assert.equal(now.status, 'WAITING');
+        const wait = await db()
+          .selectFrom('weave_waits')
+          .select('state')
+          .where('instance_id', '=', instance.id)
+          .where('purpose', '=', 'SIGNAL')
+          .executeTakeFirstOrThrow();
+        assert.equal(wait.state, 'WAITING');
+      }
+    });
+
+    test('[A2.4] closed waits never crowd open ones out: 1,000 CANCELLED waits of a key, and a newer WAITING one still takes the signal', async () => {
+      const key = `crowded-${dialect}`;
+      const first = await start('approve', key);
+      const wait = await db()
+        .selectFrom('weave_waits')
+        .selectAll()
+        .where('instance_id', '=', first.id)
+        .executeTakeFirstOrThrow();
+      // Closed waits of the same name and key (as many instances' timed-out waits leave), with
+      // ids above every id in use; the next wait made gets a higher id still on SQLite.
+      const base = BigInt(wait.id) + 1_000_000_000_000n;
+      const closed = Array.from({ length: 1_000 }, (_, i) => ({
+        ...wait,
+        id: String(base + BigInt(i)),
+        state: 'CANCELLED',
+        closed_at: wait.created_at,
+      }));
+      for (let at = 0; at < closed.length; at += 250) {
+        await db()
+          .insertInto('weave_waits')
+          .values(closed.slice(at, at + 250))
+          .execute();
+      }
+      const second = await start('approve', key);
+      const sent = await client.signals.send({
+        name: 'approval',
+        correlation_key: key,
+        payload: 1,
+      });
+      assert.deepEqual(sent.matched.map((m) => m.instance_id).sort(), [first.id, second.id].sort());
+      assert.equal((await settled(second.id)).status, 'SUCCEEDED');
+    });
+
     test('[A4.4] refused signals change no row: correlation over 512 bytes or empty, payload over 256 KiB, ttl over the cap, bad direct targets', async () => {
       const instance = await start('approve', `refuse-${dialect}`);
       const before = await counts();
@@ -556,7 +627,9 @@ forEachDialect((dialect) => {
         .flatMap((tx) => tx.statements)
         .filter((s) => !/ where credentials\.lookup = \?$/.test(s.sql))
         // The consumer's discovery reads scan across namespaces by design (runtime.md §7).
-        .filter((s) => !/^select namespace_id, (instance_id|id as instance_id), /.test(s.sql));
+        .filter(
+          (s) => !/^select (w\.)?namespace_id, (w\.)?(instance_id|id as instance_id), /.test(s.sql),
+        );
       assert.ok(statements.some((s) => s.sql.includes('weave_signals')));
       const unscoped = statements
         .map((s) => ({ sql: s.sql, tables: checkNamespaceScope(s.sql, namespaced).unscoped }))

@@ -92,6 +92,20 @@ forEachDialect((dialect) => {
       assert.equal(instance.revision, '2');
       assert.deepEqual(instance.output, { n: { kind: 'number', text: '1e400' } });
       assert.ok(instance.finished_at);
+      // A2.8: its gate closed in the admission transaction, and no work row written.
+      const gate = await t.server.database.kysely
+        .selectFrom('weave_gates')
+        .select('state')
+        .where('instance_id', '=', instance.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(gate.state, 'CLOSED');
+      const work = await t.server.database.kysely
+        .selectFrom('weave_activations')
+        .select('id')
+        .where('instance_id', '=', instance.id)
+        .where('step_id', '!=', '$root')
+        .execute();
+      assert.equal(work.length, 0);
       const page = await client.results.readStream('app');
       const event = page.events.find((e) => e.instance_id === instance.id);
       assert.equal(event?.type, 'instance.succeeded');
@@ -153,7 +167,7 @@ forEachDialect((dialect) => {
       assert.ok(Date.parse(full.deadline_at) <= Date.parse(instance.deadline_at));
     });
 
-    test('[A1.2] [A3.5] [E4.1] a replay answers the frozen receipt; the same key with another input is 409', async () => {
+    test('[A1.2] [A3.5] [E4.1] a replay answers the frozen receipt; the same key with another input, business key, workflow or version is 409', async () => {
       const body = { input: { amount: 5 }, business_key: 'order 7 ' };
       const first = await client.requestRaw('POST', '/workflows/charge/instances', {
         body,
@@ -176,6 +190,29 @@ forEachDialect((dialect) => {
         ),
       );
       assert.equal(other.code, 'idempotency_conflict');
+      // Another business key, or another workflow, under the same key: the same conflict.
+      const otherKey = await refusal(
+        client.instances.start(
+          'charge',
+          { input: { amount: 5 }, business_key: 'order 7' },
+          'start-7',
+        ),
+      );
+      assert.equal(otherKey.code, 'idempotency_conflict');
+      const otherWorkflow = await refusal(
+        client.instances.start('nap', { input: {}, business_key: 'order 7 ' }, 'start-7'),
+      );
+      assert.equal(otherWorkflow.code, 'idempotency_conflict');
+      // The whole request is frozen: naming the version the first one got is another request.
+      const otherVersion = await refusal(
+        client.instances.start(
+          'charge',
+          { version: 1, input: { amount: 5 }, business_key: 'order 7 ' },
+          'start-7',
+        ),
+      );
+      assert.equal(otherVersion.code, 'idempotency_conflict');
+      assert.deepEqual(await counts(), before, 'no refusal wrote a row');
       const { instance } = await client.instances.get(
         (first.body as { instance: { id: string } }).instance.id,
       );
@@ -208,6 +245,21 @@ forEachDialect((dialect) => {
         business_key: 'k'.repeat(191),
       });
       assert.equal(ok.instance.business_key, 'k'.repeat(191));
+      // A4.1: the input is at most 256 KiB as compact JSON: exactly that is admitted, one byte
+      // more is 413 at $.input with nothing written.
+      const note = 'x'.repeat(256 * 1024 - '{"amount":1,"note":""}'.length);
+      const atLimit = await client.instances.start('charge', { input: { amount: 1, note } });
+      assert.equal(atLimit.instance.status, 'RUNNING');
+      const full = await counts();
+      const over = await refusal(
+        client.instances.start('charge', { input: { amount: 1, note: `${note}x` } }),
+      );
+      assert.deepEqual(
+        [over.status, over.code, over.details.path],
+        [413, 'payload_too_large', '$.input'],
+      );
+      assert.equal(over.details.limit, 256 * 1024);
+      assert.deepEqual(await counts(), full);
     });
 
     test('[A3.5] [A2.9] after the instance moved on, Get shows the current view and a Start replay the view frozen at admission', async () => {
@@ -323,6 +375,64 @@ forEachDialect((dialect) => {
         assert.deepEqual(replay.body, first.body);
       } finally {
         await limited.close();
+      }
+    });
+
+    test('[A4.3] by default 10,000 RUNNING, WAITING, CANCELLING or NEEDS_REVIEW instances fill a namespace; terminal ones do not count, and one that ends frees its place', async () => {
+      const full = await startTestServer(dialect, {
+        sweepIntervalMs: false,
+        scheduleIntervalMs: false,
+      });
+      try {
+        const c = full.admin;
+        const k = full.server.database.kysely;
+        await c.workflows.publish(NAP);
+        const { instance } = await c.instances.start('nap', { input: {} });
+        const row = await k
+          .selectFrom('weave_instances')
+          .selectAll()
+          .where('id', '=', instance.id)
+          .executeTakeFirstOrThrow();
+        // 9,999 more active instances beside the real one, and terminal ones that must not
+        // count: rows copied from it (only their status matters to the limit), far from any id
+        // the server hands out.
+        const active = ['RUNNING', 'WAITING', 'CANCELLING', 'NEEDS_REVIEW'];
+        const terminal = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+        const first = 900_000_000_000_000n;
+        const planted = [
+          ...Array.from({ length: 9_999 }, (_, i) => active[i % 4] ?? 'RUNNING'),
+          ...Array.from({ length: 40 }, (_, i) => terminal[i % 4] ?? 'SUCCEEDED'),
+        ].map((status, i) => ({ ...row, id: String(first + BigInt(i)), status }));
+        for (let at = 0; at < planted.length; at += 400) {
+          await k
+            .insertInto('weave_instances')
+            .values(planted.slice(at, at + 400))
+            .execute();
+        }
+        // Start keeps an upper bound of the namespace's active instances and counts only when it
+        // reaches the limit; the rows planted above went round it.
+        await k
+          .updateTable('weave_instance_bounds')
+          .set({ active_bound: 10_000 })
+          .where('namespace_id', '=', row.namespace_id)
+          .execute();
+        const refused = await refusal(c.instances.start('nap', { input: {} }));
+        assert.equal(refused.status, 429);
+        assert.equal(refused.code, 'active_instance_limit');
+        assert.equal(refused.details.limit, 10_000);
+        // A CANCELLING instance ends: its place is free for one Start, and then no more.
+        const cancelling = planted.find((p) => p.status === 'CANCELLING');
+        await k
+          .updateTable('weave_instances')
+          .set({ status: 'CANCELLED' })
+          .where('id', '=', cancelling?.id ?? '0')
+          .execute();
+        const admitted = await c.instances.start('nap', { input: {} });
+        assert.equal(admitted.instance.status, 'WAITING');
+        const again = await refusal(c.instances.start('nap', { input: {} }));
+        assert.equal(again.code, 'active_instance_limit');
+      } finally {
+        await full.close();
       }
     });
   });

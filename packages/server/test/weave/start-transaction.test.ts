@@ -304,7 +304,7 @@ forEachDialect((dialect) => {
       }
     });
 
-    test('[A1.5] [A1.8] [E4.1] deadlines come from DB time: instance + timeout; tasks and waits never past it', async () => {
+    test('[A1.5] [A1.8] [A4.5] [E4.4] [E4.1] deadlines come from DB time: instance + timeout; tasks, POLLs and waits never past it', async () => {
       await client.workflows.publish({
         schema_version: 1,
         name: 'timed',
@@ -314,10 +314,28 @@ forEachDialect((dialect) => {
             id: 'all',
             kind: 'PARALLEL',
             branches: {
-              long: [task('long', 'q1', { timeout: 'PT2H' })],
+              long: [
+                task('long', 'q1', {
+                  timeout: 'PT2H',
+                  retry: { max_attempts: 7, initial_interval: 'PT50M', max_interval: 'PT90M' },
+                }),
+              ],
               short: [task('short', 'q1', { timeout: 'PT1M' })],
               open: [task('open', 'q1')],
               sig: [{ id: 'sig', kind: 'SIGNAL', name: 'go', correlation: 'c-1' }],
+              poll: [
+                {
+                  id: 'track',
+                  kind: 'POLL',
+                  queue: 'q1',
+                  input: { op: 'track' },
+                  classify: { path: '$.status', pending: ['WAIT'], succeeded: ['DONE'] },
+                  interval: 'PT1M',
+                  max_rounds: 10,
+                  timeout: 'PT2H',
+                  task_timeout: 'PT3H',
+                },
+              ],
             },
           },
         ],
@@ -343,13 +361,46 @@ forEachDialect((dialect) => {
         .execute();
       const due = new Map(tasks.map((k) => [k.step_id, BigInt(k.deadline_at)]));
       assert.equal(due.get('long'), deadline, 'PT2H is cut at the instance deadline');
+      // A1.8: the retry policy is frozen as written, not shrunk to the hour left: Pulse ends
+      // authorisation at the real deadline (a retry due after it is not made).
+      const policy = await db()
+        .selectFrom('tasks as k')
+        .innerJoin('weave_activations as a', 'a.task_id', 'k.id')
+        .select(['k.retry_max_attempts', 'k.retry_initial_interval_us', 'k.retry_max_interval_us'])
+        .where('a.instance_id', '=', instance.id)
+        .where('a.step_id', '=', 'long')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [
+          Number(policy.retry_max_attempts),
+          BigInt(policy.retry_initial_interval_us),
+          BigInt(policy.retry_max_interval_us),
+        ],
+        [7, 50n * MINUTE_US, 90n * MINUTE_US],
+      );
       assert.equal(due.get('short'), createdAt + MINUTE_US);
       assert.equal(due.get('open'), deadline, 'no task timeout: the instance deadline');
-      const [wait, ...more] = await db()
+      // A4.5, E4.4: a POLL's PT2H deadline and its query task's PT3H are cut at the instance's.
+      const poll = await db()
+        .selectFrom('weave_activations as a')
+        .innerJoin('weave_poll_rounds as r', 'r.activation_id', 'a.id')
+        .innerJoin('tasks as k', 'k.id', 'r.task_id')
+        .select(['a.poll_deadline_at', 'k.deadline_at'])
+        .where('a.instance_id', '=', instance.id)
+        .where('a.step_id', '=', 'track')
+        .executeTakeFirstOrThrow();
+      assert.equal(BigInt(poll.poll_deadline_at ?? 0), deadline, 'the POLL deadline is cut');
+      assert.equal(BigInt(poll.deadline_at), deadline, 'its query task too');
+      const waits = await db()
         .selectFrom('weave_waits')
         .select(['purpose', 'due_at', 'signal_name'])
         .where('instance_id', '=', instance.id)
         .execute();
+      for (const w of waits) {
+        assert.ok(BigInt(w.due_at) <= deadline, `a ${w.purpose} wait is due by the deadline`);
+      }
+      const signalWaits = waits.filter((w) => w.purpose === 'SIGNAL');
+      const [wait, ...more] = signalWaits;
       assert.equal(more.length, 0);
       assert.deepEqual(
         { ...wait, due_at: BigInt(wait?.due_at ?? 0) },

@@ -26,6 +26,7 @@ import { reviewTask } from '../../pulse/review-task.js';
 import { inNamespaces } from '../../store/namespace-filter.js';
 import type { Tx } from '../../store/with-tx.js';
 import { toInstanceStatus } from '../model/instance-status.js';
+import { TERMINAL_INSTANCE_STATUSES } from '../model/states.js';
 import type { Activation, Instance, StepRow } from '../model/rows.js';
 import { toActivation, toInstance, toStepRow } from '../model/rows.js';
 import { toSnapshot, toStepWrites } from '../model/snapshot-rows.js';
@@ -68,6 +69,7 @@ export interface Recovered {
 
 /** Statuses recovery works from: the active ones, and FAILED (a failed instance is recovered). */
 const RECOVERABLE = new Set(['RUNNING', 'WAITING', 'NEEDS_REVIEW', 'FAILED']);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_INSTANCE_STATUSES);
 const UNKNOWN_BOUND = 9_223_372_036_854_775_807n;
 const HISTORY_TYPE = {
   retry: 'step.retried',
@@ -104,6 +106,7 @@ export async function recoverStep(
   if (target === undefined) {
     throw notFound(`step ${request.stepId} of instance ${instance.id}`, { path: '$.step' });
   }
+  checkEndingStep(instance, target);
   const old = activationRows.map(toActivation).find((a) => a.id === target.currentActivationId);
   const terminal = instance.status === 'FAILED';
   const snapshot = toSnapshot({
@@ -133,7 +136,9 @@ export async function recoverStep(
   );
   // The planner's next round (reopened PENDING steps, COMPLETEs, the failure path of a fail)
   // runs in the consumer right after the commit, from the rows persisted here.
-  const next = version.program.plan(reopened.snapshot, 1).decisions.length > 0;
+  // An ending instance always gets that round: it ends the instance (cause, gate, stream).
+  const next =
+    instance.ending !== null || version.program.plan(reopened.snapshot, 1).decisions.length > 0;
   const root = steps.find((s) => s.stepId === ROOT_STEP_ID);
   if (root === undefined) {
     throw new Error(`instance ${instance.id} has no $root row`);
@@ -217,6 +222,10 @@ function checkInstance(tx: Tx, instance: Instance, request: RecoveryRequest): vo
       { details: { path: '$.expected_revision', revision: instance.revision.toString() } },
     );
   }
+  if (settlesEnding(instance, request)) {
+    // The step's own status is checked once it is read (checkEndingStep).
+    return;
+  }
   // E4.5, A5.3: recovery keeps the original deadline; past it nothing is recovered.
   if (instance.deadlineAt <= tx.now) {
     throw new WeaveError('invalid_state', `instance ${instance.id} is past its deadline`, {
@@ -228,6 +237,30 @@ function checkInstance(tx: Tx, instance: Instance, request: RecoveryRequest): vo
       'invalid_state',
       `instance ${instance.id} is ${instance.ending ?? instance.status}: only an active or FAILED instance is recovered`,
       { details: { status: instance.status, reason: 'instance_status' } },
+    );
+  }
+}
+
+/**
+ * E4.6: an ending instance (cancelled, or past its deadline) waits for every effect to be known,
+ * and a NEEDS_REVIEW step's is not: the operator's resolve or fail settles it, as a result would,
+ * and the instance then ends as its ending says. Nothing new starts (no retry), no scope reopens
+ * (a NEEDS_REVIEW step's scopes are not failed), and no deadline moves.
+ */
+function settlesEnding(instance: Instance, request: RecoveryRequest): boolean {
+  return (
+    instance.ending !== null &&
+    !TERMINAL.has(instance.status) &&
+    request.recovery.action !== 'retry'
+  );
+}
+
+function checkEndingStep(instance: Instance, target: StepRow): void {
+  if (instance.ending !== null && target.status !== 'NEEDS_REVIEW') {
+    throw new WeaveError(
+      'invalid_state',
+      `instance ${instance.id} is ending (${instance.ending}): only a NEEDS_REVIEW step is resolved or failed, and "${target.stepId}" is ${target.status}`,
+      { details: { status: instance.status, reason: 'instance_ending' } },
     );
   }
 }

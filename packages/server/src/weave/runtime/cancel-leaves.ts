@@ -13,6 +13,7 @@
 import { WeaveError } from '../../errors.js';
 import { cancelTask } from '../../pulse/cancel-task.js';
 import { inNamespaces } from '../../store/namespace-filter.js';
+import { compareIds } from '../../store/values.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { Activation, PollRound, StepRow } from '../model/rows.js';
 
@@ -102,7 +103,19 @@ export async function executeLeafCancels(
     await closeWaitsOf(tx, namespaceId, cancels.cancelledActivations, 'CANCELLED');
   }
   await cancelRounds(tx, namespaceId, cancels.cancelledRounds);
-  for (const taskId of cancels.tasks) {
+  await cancelOpenTasks(tx, namespaceId, cancels.tasks);
+}
+
+/**
+ * Task rows are locked in ascending id (runtime.md §1), as a worker's batch completion locks
+ * them: cancelled in any other order, two such transactions could deadlock on MariaDB.
+ */
+export async function cancelOpenTasks(
+  tx: Tx,
+  namespaceId: string,
+  taskIds: readonly string[],
+): Promise<void> {
+  for (const taskId of [...new Set(taskIds)].sort(compareIds)) {
     await cancelOpenTask(tx, namespaceId, taskId);
   }
 }
@@ -149,7 +162,7 @@ export async function cancelRounds(
  * Cancels a task unless it has already ended: its result transaction may have committed after
  * this round read the inbox (it never locks the instance, E1.9); that result is the next round's.
  */
-export async function cancelOpenTask(tx: Tx, namespaceId: string, taskId: string): Promise<void> {
+async function cancelOpenTask(tx: Tx, namespaceId: string, taskId: string): Promise<void> {
   try {
     await cancelTask(tx, { namespaceId, taskId, credentialId: null });
   } catch (e: unknown) {

@@ -421,11 +421,15 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   await persistRound(tx, {
     ref,
     writes: toStepWrites(round.steps, after),
-    settlements: settled,
+    // The POLL deadlines' query tasks are cancelled with the leaves', all in ascending id.
+    settlements: { ...settled, cancelTasks: [] },
     failed: decisions.flatMap((d) => (d.kind === 'FAIL' ? [d] : [])),
     closeWaitsOf: settledPolls,
   });
-  await executeLeafCancels(tx, ns, cancels);
+  await executeLeafCancels(tx, ns, {
+    ...cancels,
+    tasks: [...settled.cancelTasks, ...cancels.tasks],
+  });
   const dueRounds = dueRoundActions({
     dueRounds: round.dueRounds,
     steps: round.steps,

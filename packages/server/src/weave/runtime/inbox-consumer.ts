@@ -18,6 +18,7 @@ import { ACTIVE_INSTANCE_STATUSES } from '../model/states.js';
 import { INBOX_WAKE_UP } from '../delivery/deliver-result.js';
 import type { InstanceRef } from './consume-instance.js';
 import { consumeTogether } from './consume-together.js';
+import { writeHistory } from './history.js';
 import { ProgramCache } from './program-cache.js';
 
 /** Cross-node pickup bound (a result committed on another node waits at most this long). */
@@ -70,19 +71,33 @@ async function discover(database: Database, lookAheadUs: bigint): Promise<Discov
         .where('available_at', '<=', tx.now)
         .orderBy('id')
         .limit(PAGE);
-    const due = (table: 'weave_waits' | 'weave_poll_rounds', state: string) =>
+    // What is held on purpose stays due: a disabled application's waits and rounds (A5.2), a
+    // paused instance's rounds (E4.4). Left in the page they would fill it pass after pass and
+    // hide every other instance's timers and rounds; the joins leave them out (the database still
+    // walks past them in the index, a primary-key lookup each, but nobody starves).
+    const due = (table: 'weave_waits' | 'weave_poll_rounds', state: string, paused: boolean) =>
       tx.db
-        .selectFrom(table)
-        .select(['namespace_id', 'instance_id', 'due_at'])
-        .where('state', '=', state)
-        .where('due_at', '<=', horizon)
-        .orderBy('due_at')
+        // Typed as the waits: the rounds have the same four columns read here.
+        .selectFrom(`${table} as w` as 'weave_waits as w')
+        .innerJoin('weave_instances as i', (j) =>
+          j.onRef('i.namespace_id', '=', 'w.namespace_id').onRef('i.id', '=', 'w.instance_id'),
+        )
+        .innerJoin('applications as a', (j) =>
+          j.onRef('a.namespace_id', '=', 'i.namespace_id').onRef('a.id', '=', 'i.application_id'),
+        )
+        .select(['w.namespace_id', 'w.instance_id', 'w.due_at'])
+        .where('w.state', '=', state)
+        .where('w.due_at', '<=', horizon)
+        .where('a.disabled', '=', 0)
+        .$if(!paused, (q) => q.where('i.paused', '=', 0))
+        .orderBy('w.due_at')
         .limit(PAGE);
     const found = await tx.readAll(
       pending('weave_inbox'),
       pending('weave_pending_advances'),
-      due('weave_waits', 'WAITING'),
-      due('weave_poll_rounds', 'SCHEDULED'),
+      // A paused instance's timers still fire (controls.md): only its rounds are held.
+      due('weave_waits', 'WAITING', true),
+      due('weave_poll_rounds', 'SCHEDULED', false),
       tx.db
         .selectFrom('weave_instances')
         .select(['namespace_id', 'id as instance_id', 'deadline_at as due_at'])
@@ -111,10 +126,33 @@ async function discover(database: Database, lookAheadUs: bigint): Promise<Discov
   };
 }
 
-/** A consume that throws: back off its rows, and quarantine them after `MAX_FAILURES` (E2.4). */
+/**
+ * A consume that throws: back off its rows, and quarantine them after `MAX_FAILURES` (E2.4); the
+ * instance is then NEEDS_REVIEW with `instance.needs_review` in its history (runtime.md §3.3), so
+ * what no round can apply is seen. A transient error (the database unreachable, a deadlock or
+ * lock wait its retries did not outlast, SQLite busy) is not the rows' fault and counts nothing:
+ * the next pass tries again.
+ */
 async function recordFailure(database: Database, ref: InstanceRef, error: unknown): Promise<void> {
+  const transient =
+    (error instanceof WeaveError && error.code === 'unavailable') ||
+    database.dialect.retryableReason(error) !== undefined ||
+    database.dialect.isConnectionError(error);
+  if (transient) {
+    return;
+  }
   const code = error instanceof WeaveError ? error.code : 'PLAN_REJECTED';
   await withTx(database, async (tx) => {
+    // The lock order (runtime.md §1): the instance before its rows.
+    const [[instance]] = await tx.readAll(
+      tx.dialect.forUpdate(
+        tx.db
+          .selectFrom('weave_instances')
+          .select(['status', 'revision', 'history_seq'])
+          .where('namespace_id', '=', ref.namespaceId)
+          .where('id', '=', ref.instanceId),
+      ),
+    );
     const inbox = () =>
       tx.db
         .updateTable('weave_inbox')
@@ -134,6 +172,32 @@ async function recordFailure(database: Database, ref: InstanceRef, error: unknow
         .where('failures', '>=', MAX_FAILURES)
         .set({ state: 'QUARANTINED', error_code: 'PLAN_REJECTED', processed_at: tx.now }),
     );
+    const [quarantined] = await tx.readAll(
+      tx.db
+        .selectFrom('weave_inbox')
+        .select('id')
+        .where('namespace_id', '=', ref.namespaceId)
+        .where('instance_id', '=', ref.instanceId)
+        .where('state', '=', 'QUARANTINED')
+        .where('error_code', '=', 'PLAN_REJECTED')
+        .where('processed_at', '=', tx.now)
+        .limit(1),
+    );
+    const active = (ACTIVE_INSTANCE_STATUSES as readonly string[]).includes(instance?.status ?? '');
+    if (instance !== undefined && active && quarantined.length > 0) {
+      const revision = BigInt(instance.revision) + 1n;
+      const seq = BigInt(instance.history_seq) + 1n;
+      await writeHistory(tx, { ...ref, firstSeq: seq }, [
+        { type: 'instance.needs_review', revision, details: { error_code: code } },
+      ]);
+      await tx.write(
+        tx.db
+          .updateTable('weave_instances')
+          .set({ status: 'NEEDS_REVIEW', revision, history_seq: seq, updated_at: tx.now })
+          .where('namespace_id', '=', ref.namespaceId)
+          .where('id', '=', ref.instanceId),
+      );
+    }
     await tx.write(
       tx.db
         .updateTable('weave_pending_advances')

@@ -8,7 +8,7 @@ import type { FailDecision } from '@weave/engine';
 import { updateRow } from '../../store/update-row.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { StepWrite } from '../model/snapshot-rows.js';
-import { cancelOpenTask, cancelRounds, closeWaitsOf } from './cancel-leaves.js';
+import { cancelOpenTasks, cancelRounds, closeWaitsOf } from './cancel-leaves.js';
 import type { Settlements } from './settle-results.js';
 
 const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED']);
@@ -79,9 +79,7 @@ export async function persistRound(
   // A POLL settled by its query (or its deadline) still has its deadline or final-signal wait.
   await closeWaitsOf(tx, ns, round.closeWaitsOf ?? [], 'CANCELLED');
   await cancelRounds(tx, ns, round.settlements.cancelledRounds);
-  for (const taskId of round.settlements.cancelTasks) {
-    await cancelOpenTask(tx, ns, taskId);
-  }
+  await cancelOpenTasks(tx, ns, round.settlements.cancelTasks);
 }
 
 async function persistRounds(

@@ -3,8 +3,9 @@
  * `now + interval` (a SCHEDULED row, no task). When it falls due (DB time) and new work is allowed,
  * its one query task is created here: deadline = min(now + task timeout, POLL deadline, instance
  * deadline) (A1.8, E4.4), the round RUNNING with `task_id`, the activation's `current_round_id`
- * and `poll_used_rounds` = n. `poll_used_rounds` counts rounds only, never task attempts (E4.5);
- * the unique `(activation, number)` and the SCHEDULED state forbid a second task for one round.
+ * and `poll_used_rounds` = n + 1. `poll_used_rounds` counts rounds only, never task attempts
+ * (E4.5); the unique `(activation, number)` and the SCHEDULED state forbid a second task for one
+ * round.
  */
 import type { Program } from '@weave/engine';
 import { DEFAULT_RETRY_POLICY } from '../../pulse/retry-policy.js';

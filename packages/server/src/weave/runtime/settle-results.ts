@@ -401,6 +401,11 @@ function settlePoll(
       out.errors.get(step.stepId) ?? { code: 'poll_failed', message: '' },
     );
     finish(classification, { kind: 'POLL', status: classification });
+  } else if (step.cancelRequested) {
+    // Told to stop (a failing scope, a cancel, the deadline) while its query ran: a PENDING
+    // answer ends it CANCELLED, as a cancelled query task would, rather than another round.
+    out.errors.set(step.stepId, { code: 'cancelled', message: 'the POLL was cancelled' });
+    finish('CANCELLED', { kind: 'POLL', status: 'CANCELLED' });
   } else {
     const poll = activation.poll;
     const due = input.now + (poll?.intervalUs ?? 0n);

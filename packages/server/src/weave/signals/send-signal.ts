@@ -23,8 +23,10 @@ import { inNamespaces } from '../../store/namespace-filter.js';
 /** The default cap of a signal's buffer window: 24 hours. */
 export const DEFAULT_MAX_SIGNAL_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Waits one signal looks at (and so instances it locks): the first ones by wait id. */
+/** Open waits one signal looks at (and so instances it locks): the first ones by wait id. */
 export const MAX_SIGNAL_WAITS = 1000;
+/** Closed waits a correlated signal reports itself late to: the newest ones. */
+export const MAX_LATE_WAITS = 100;
 
 export interface SignalRequest {
   readonly namespaceId: string;
@@ -105,13 +107,7 @@ async function readWaits(
     .where('w.namespace_id', '=', ns)
     .where('w.signal_name', '=', request.name)
     .where('w.payload_version', '=', request.payloadVersion)
-    .where('w.purpose', 'in', ['SIGNAL', 'POLL_SIGNAL'])
-    // A direct signal only looks at open waits; a correlated one also records lateness.
-    .where(
-      'w.state',
-      'in',
-      request.correlation === undefined ? ['WAITING'] : ['WAITING', 'CANCELLED'],
-    );
+    .where('w.purpose', 'in', ['SIGNAL', 'POLL_SIGNAL']);
   if (request.correlation !== undefined) {
     query = query.where('w.correlation_key', '=', request.correlation);
   }
@@ -121,7 +117,18 @@ async function readWaits(
   if (instanceIds !== undefined) {
     query = query.where('w.instance_id', 'in', [...instanceIds]);
   }
-  const rows = await query.orderBy('w.id').limit(MAX_SIGNAL_WAITS).execute();
+  // The open waits, oldest first; a correlated signal also records lateness against the newest
+  // closed ones. Read apart, so closed waits (never deleted) can never crowd open ones out.
+  const open = query.where('w.state', '=', 'WAITING').orderBy('w.id').limit(MAX_SIGNAL_WAITS);
+  const rows =
+    request.correlation === undefined
+      ? (await tx.readAll(open))[0]
+      : (
+          await tx.readAll(
+            open,
+            query.where('w.state', '=', 'CANCELLED').orderBy('w.id', 'desc').limit(MAX_LATE_WAITS),
+          )
+        ).flat();
   return rows.map((r) => ({
     id: toId(r.id),
     instanceId: toId(r.instance_id),
