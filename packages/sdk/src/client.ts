@@ -16,7 +16,7 @@ import { admin, schedules, tasks, workers } from './protocol/index.js';
 import { ResultsClient } from './results.js';
 import { defaultExchange, viaFetch } from './http-exchange.js';
 import type { HttpExchange } from './http-exchange.js';
-import { send } from './transport.js';
+import { DEFAULT_MAX_BODY_BYTES, send } from './transport.js';
 import type { ClientOptions, RawResponse, Requester, RequestOptions } from './transport.js';
 import type { Completion } from './types.js';
 import { InstancesClient } from './instances.js';
@@ -46,6 +46,16 @@ export class WeaveClient {
     this.#exchange = options.fetch === undefined ? defaultExchange() : viaFetch(options.fetch);
   }
 
+  /**
+   * The largest request body this client sends, in UTF-8 bytes (`ClientOptions.maxBodyBytes`,
+   * default 2 MiB); the `Worker` splits its completion batches to stay under it.
+   *
+   * @example if (bytes > client.maxBodyBytes) { … }
+   */
+  get maxBodyBytes(): number {
+    return this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  }
+
   /** One call below `/v1/namespaces/{ns}`; throws `WeaveApiError` on an error answer. */
   async request<T = Plain>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     return (await this.requestRaw(method, path, options)).body as T;
@@ -71,8 +81,13 @@ export class WeaveClient {
   }
 
   /** @example await client.updateApplication('shop', { disabled: true }); */
-  updateApplication(name: string, patch: BodyOf<typeof admin.updateApplication>) {
-    return this.#call(admin.updateApplication, { params: { application: name }, body: patch });
+  updateApplication(
+    name: string,
+    patch: BodyOf<typeof admin.updateApplication>,
+    idempotencyKey?: string,
+  ) {
+    const params = { application: name };
+    return this.#call(admin.updateApplication, { params, body: patch, idempotencyKey });
   }
 
   /** @example await client.createQueue({ name: 'emails', application: 'shop' }); */
@@ -91,8 +106,9 @@ export class WeaveClient {
   }
 
   /** @example await client.updateQueue('emails', { capacity: 5000 }); */
-  updateQueue(name: string, patch: BodyOf<typeof admin.updateQueue>) {
-    return this.#call(admin.updateQueue, { params: { queue: name }, body: patch });
+  updateQueue(name: string, patch: BodyOf<typeof admin.updateQueue>, idempotencyKey?: string) {
+    const params = { queue: name };
+    return this.#call(admin.updateQueue, { params, body: patch, idempotencyKey });
   }
 
   /** No claims or starts until resumed; submissions are still accepted. @example await client.pauseQueue('emails'); */
@@ -177,8 +193,8 @@ export class WeaveClient {
    * @example
    * const { receipts, errors, tasks } = await client.completeMany('emails', { completions, claim: { worker_id: 'w1', max_tasks: 10 } });
    */
-  completeMany(queue: string, batch: BodyOf<typeof workers.completeMany>) {
-    return this.#call(workers.completeMany, { params: { queue }, body: batch });
+  completeMany(queue: string, batch: BodyOf<typeof workers.completeMany>, signal?: AbortSignal) {
+    return this.#call(workers.completeMany, { params: { queue }, body: batch, signal });
   }
 
   /**
@@ -192,15 +208,15 @@ export class WeaveClient {
   }
 
   /** Declare that side effects begin. @example await client.startAttempt(t.task_id, t.attempt_id, t.permit); */
-  startAttempt(taskId: string, attemptId: string, permit: string) {
+  startAttempt(taskId: string, attemptId: string, permit: string, signal?: AbortSignal) {
     const params = { task: taskId, attempt: attemptId };
-    return this.#call(workers.startAttempt, { params, body: { permit } });
+    return this.#call(workers.startAttempt, { params, body: { permit }, signal });
   }
 
   /** Extend the lease; says whether cancellation was requested. @example await client.heartbeat(t.task_id, t.attempt_id, t.permit); */
-  heartbeat(taskId: string, attemptId: string, permit: string) {
+  heartbeat(taskId: string, attemptId: string, permit: string, signal?: AbortSignal) {
     const params = { task: taskId, attempt: attemptId };
-    return this.#call(workers.heartbeatAttempt, { params, body: { permit } });
+    return this.#call(workers.heartbeatAttempt, { params, body: { permit }, signal });
   }
 
   /**

@@ -105,13 +105,15 @@ export class ResultsClient {
   }
 
   /** Moves the cursor to `seq`; an older seq changes nothing. @example await client.results.ack(id, event.seq); */
-  ack(id: string, seq: string) {
-    return this.#call(orbit.ackSubscription, { params: { subscription: id }, body: { seq } });
+  ack(id: string, seq: string, idempotencyKey?: string) {
+    const params = { subscription: id };
+    return this.#call(orbit.ackSubscription, { params, body: { seq }, idempotencyKey });
   }
 
   /** @example await client.results.deleteSubscription(id); */
-  deleteSubscription(id: string) {
-    return this.#call(orbit.deleteSubscription, { params: { subscription: id } });
+  deleteSubscription(id: string, idempotencyKey?: string) {
+    const params = { subscription: id };
+    return this.#call(orbit.deleteSubscription, { params, idempotencyKey });
   }
 
   /** A FAILING webhook delivers again from its cursor (scope admin). @example await client.results.resumeSubscription(id); */

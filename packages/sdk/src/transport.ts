@@ -83,9 +83,9 @@ export async function send(
     ...(payload === undefined ? {} : { body: payload }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  const body = response.text === '' ? null : toPlain(parse(response.text));
+  // The status first: an error answer may come from a proxy, in HTML (api-error.ts).
   if (response.status < 200 || response.status > 299) {
-    throw toApiError(response, body);
+    throw toApiError(response, response.text);
   }
   return {
     status: response.status,
@@ -93,6 +93,6 @@ export async function send(
     get headers() {
       return response.headers;
     },
-    body,
+    body: response.text === '' ? null : toPlain(parse(response.text)),
   };
 }

@@ -17,11 +17,16 @@
  * worker.start();
  * worker.stopOnSignals(); // SIGTERM / SIGINT finish in-flight work, then stop
  */
-import { isWeaveApiError } from './api-error.js';
+import { CLAIM_TIMEOUT_MARGIN_MS, DEFAULT_CALL_TIMEOUT_MS, withTimeout } from './call-timeout.js';
 import type { WeaveClient } from './client.js';
 import { CompletionBatch, MAX_BATCH } from './completion-batch.js';
+import { safeReporter } from './report-error.js';
+import type { ErrorReporter } from './report-error.js';
+import { resend } from './resend.js';
 import type { ClaimedTask, Completion } from './types.js';
 import { LazyAbort } from './task-cancel.js';
+import { startHeartbeats } from './task-heartbeats.js';
+import { toResultCompletion } from './task-result.js';
 import { toTaskError } from './worker-errors.js';
 
 export interface TaskContext {
@@ -43,7 +48,12 @@ interface SignalHost {
   readonly once?: (signal: string, listener: () => void) => unknown;
 }
 
-/** Returns the task's result (any JSON value); throws to fail it (see NonRetryableError). */
+/**
+ * Returns the task's result (any JSON value, at most 256 KiB as JSON); throws to fail it (see
+ * NonRetryableError). A result that is not JSON (a `Date`, a class instance, `NaN`, a string with
+ * a lone surrogate) or is too large fails the task for good, with the code `result_not_json` or
+ * `result_too_large`.
+ */
 export type TaskHandler = (input: unknown, ctx: TaskContext) => Promise<unknown>;
 
 export interface WorkerOptions {
@@ -60,7 +70,9 @@ export interface WorkerOptions {
   readonly heartbeatMs?: number;
   /**
    * How long a finished task's completion may wait for others to join its call (default 5 ms).
-   * It is sent at once when no other task of its queue is still running; 0 sends each alone.
+   * It is sent at once when no other task of its queue is still running. 0 means no waiting:
+   * each completion is sent as soon as its task finishes, except that completions finishing
+   * while a call of the queue is in flight go together in the next call.
    */
   readonly completionWindowMs?: number;
   /**
@@ -71,7 +83,16 @@ export interface WorkerOptions {
    * where with separate starts they would simply be handed out again.
    */
   readonly startOnClaim?: boolean;
-  /** Called with errors the worker survives (claim failures, lost permits). */
+  /**
+   * Longest wait for the answer of a start, heartbeat or completion call (default 30 000 ms); a
+   * claim may take `waitMs` plus 10 000 ms (or plus this, if shorter). A call without an answer
+   * by then (a half-open connection) is aborted and handled as one lost on the network.
+   */
+  readonly callTimeoutMs?: number;
+  /**
+   * Called with errors the worker survives (claim failures, lost permits). A throw (or a
+   * rejection) from it is not passed on: the first is written to `console.error`.
+   */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -79,18 +100,12 @@ export interface WorkerOptions {
 const CLAIM_RETRY_DELAY_MS = 1_000;
 /** Default completion window: well under a claim's round trip, enough for a burst to join. */
 const DEFAULT_COMPLETION_WINDOW_MS = 5;
-/**
- * A start is re-sent on network errors (a node restarting, a dropped connection): the server
- * answers a repeated start the same as the first. Waits 100, 200, 400, 800 ms between tries. An
- * answer from the server (e.g. `permit_stale`) is never re-sent.
- */
-const RESEND_TRIES = 5;
-const RESEND_FIRST_DELAY_MS = 100;
 
 export class Worker {
   readonly #options: WorkerOptions;
   readonly #workerId: string;
   readonly #concurrency: number;
+  readonly #report: ErrorReporter;
   readonly #stopping = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #batches = new Map<string, CompletionBatch>();
@@ -112,6 +127,7 @@ export class Worker {
     this.#options = options;
     this.#workerId = options.workerId ?? `worker-${Math.random().toString(36).slice(2, 10)}`;
     this.#concurrency = Math.max(1, options.concurrency ?? 10);
+    this.#report = safeReporter(options.onError);
   }
 
   /** Starts one claim loop per queue. */
@@ -138,7 +154,8 @@ export class Worker {
 
   /**
    * Graceful shutdown on SIGTERM and SIGINT where the runtime has a Node-style `process` (Node,
-   * Bun, Deno's Node compatibility); elsewhere (a browser) it does nothing.
+   * Bun, Deno's Node compatibility); elsewhere (a browser) it does nothing. The first of each
+   * signal calls `stop()`; the process is never exited here, it ends by itself once idle.
    *
    * @example
    * worker.start();
@@ -150,7 +167,7 @@ export class Worker {
     const host = (globalThis as { process?: SignalHost }).process;
     for (const signal of signals) {
       host?.once?.(signal, () => {
-        this.stop().catch((e: unknown) => this.#options.onError?.(e));
+        this.stop().catch(this.#report);
       });
     }
   }
@@ -173,20 +190,11 @@ export class Worker {
         return;
       }
       try {
-        const { tasks } = await this.#options.client.claimTasks(
-          queue,
-          {
-            worker_id: this.#workerId,
-            max_tasks: free,
-            wait_ms: this.#options.waitMs ?? 20_000,
-            start: this.#startOnClaim,
-          },
-          signal,
-        );
+        const { tasks } = await this.#claim(queue, free, signal);
         this.#accept(queue, tasks);
       } catch (e: unknown) {
         if (!signal.aborted) {
-          this.#options.onError?.(e);
+          this.#report(e);
           await delay(CLAIM_RETRY_DELAY_MS, signal);
         }
       } finally {
@@ -194,6 +202,26 @@ export class Worker {
         this.#wakeSlotWaiters();
       }
     }
+  }
+
+  /** One long-poll claim, given up (as lost) when no answer comes well after its wait. */
+  #claim(queue: string, free: number, stop: AbortSignal) {
+    const waitMs = this.#options.waitMs ?? 20_000;
+    const body = {
+      worker_id: this.#workerId,
+      max_tasks: free,
+      wait_ms: waitMs,
+      start: this.#startOnClaim,
+    };
+    return withTimeout((signal) => this.#options.client.claimTasks(queue, body, signal), {
+      what: `claim on ${queue}`,
+      timeoutMs: waitMs + Math.min(CLAIM_TIMEOUT_MARGIN_MS, this.#callTimeoutMs),
+      stop,
+    });
+  }
+
+  get #callTimeoutMs(): number {
+    return this.#options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
   get #startOnClaim(): boolean {
@@ -236,6 +264,7 @@ export class Worker {
         queue,
         workerId: this.#workerId,
         windowMs: this.#options.completionWindowMs ?? DEFAULT_COMPLETION_WINDOW_MS,
+        timeoutMs: this.#callTimeoutMs,
         running: () => this.#running.get(queue) ?? 0,
         claimFor: (n) => this.#claimRidingOn(n),
         settled: (tasks, sent, asked) => {
@@ -244,7 +273,7 @@ export class Worker {
           this.#held -= sent;
           this.#wakeSlotWaiters();
         },
-        onError: (e) => this.#options.onError?.(e),
+        reportError: this.#report,
       });
       this.#batches.set(queue, batch);
     }
@@ -285,64 +314,41 @@ export class Worker {
 
   /** Start (unless the claim did), run the handler with heartbeats: the completion to report. */
   async #execute(queue: string, task: ClaimedTask): Promise<Completion | undefined> {
-    const { client } = this.#options;
     const handler = this.#options.handlers[queue];
+    if (handler === undefined) {
+      return undefined;
+    }
     const cancel = new LazyAbort();
-    const beat = setInterval(
-      () => void this.#heartbeat(task, cancel),
-      this.#options.heartbeatMs ?? 10_000,
-    );
+    const stopHeartbeats = startHeartbeats({
+      client: this.#options.client,
+      task,
+      everyMs: this.#options.heartbeatMs ?? 10_000,
+      timeoutMs: this.#callTimeoutMs,
+      cancel,
+      report: this.#report,
+    });
     try {
-      if (handler === undefined) {
-        return undefined;
-      }
       if (!this.#startOnClaim) {
-        await resend(() => client.startAttempt(task.task_id, task.attempt_id, task.permit));
+        await resend(() => this.#start(task));
       }
       const outcome = await runHandler(handler, task, cancel);
       return outcome.ok
-        ? { outcome: 'succeeded', result: outcome.result }
+        ? toResultCompletion(outcome.result)
         : { outcome: 'failed', error: toTaskError(outcome.error) };
     } catch (e: unknown) {
-      this.#options.onError?.(e);
+      this.#report(e);
       return undefined;
     } finally {
-      clearInterval(beat);
+      stopHeartbeats();
     }
   }
 
-  async #heartbeat(task: ClaimedTask, cancel: LazyAbort): Promise<void> {
-    try {
-      const answer = await this.#options.client.heartbeat(
-        task.task_id,
-        task.attempt_id,
-        task.permit,
-      );
-      if (answer.cancel_requested) {
-        cancel.abort(new Error('cancellation requested'));
-      }
-    } catch (e: unknown) {
-      if (isWeaveApiError(e) && e.code === 'permit_stale') {
-        cancel.abort(e);
-      }
-      this.#options.onError?.(e);
-    }
-  }
-}
-
-/** Runs `call`, again after a growing pause when it fails without an answer from the server. */
-async function resend<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (e: unknown) {
-      if (isWeaveApiError(e) || attempt >= RESEND_TRIES) {
-        throw e;
-      }
-      await new Promise((resolve) =>
-        setTimeout(resolve, RESEND_FIRST_DELAY_MS * 2 ** (attempt - 1)),
-      );
-    }
+  #start(task: ClaimedTask) {
+    const { client } = this.#options;
+    return withTimeout(
+      (signal) => client.startAttempt(task.task_id, task.attempt_id, task.permit, signal),
+      { what: `start of task ${task.task_id}`, timeoutMs: this.#callTimeoutMs },
+    );
   }
 }
 

@@ -24,6 +24,11 @@ export const MAX_CLAIM_TASKS = 100;
 export const MAX_WAIT_MS = 30_000;
 export const MAX_BATCH_COMPLETIONS = 100;
 export const MAX_PERMIT_LENGTH = 200;
+/**
+ * Longest result of an attempt, in UTF-8 bytes of its compact JSON text as the server writes it
+ * (the server's pulse/complete-attempt.ts, which refuses more with `payload_too_large`).
+ */
+export const MAX_RESULT_BYTES = 256 * 1024;
 
 const WorkerId = string({ pattern: WORKER_ID_PATTERN, examples: ['worker-1'] });
 const Permit = string({ minLength: 1, maxLength: MAX_PERMIT_LENGTH, examples: ['p_3kq…'] });

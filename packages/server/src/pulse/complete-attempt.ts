@@ -9,6 +9,7 @@
 import { hash } from 'node:crypto';
 import { canonicalize, isJsonObject, parse, stringify, utf8ByteLength } from '@weave/json';
 import type { JsonValue } from '@weave/json';
+import { workers } from '@weave/sdk/protocol';
 import { WeaveError, notFound } from '../errors.js';
 import type { Tx } from '../store/with-tx.js';
 import type { PermitRef } from './permits.js';
@@ -19,8 +20,11 @@ import { settleTask } from './settle-task.js';
 import type { Attempt, TaskState } from './task-record.js';
 import type { StoredTaskStatus } from './task-states.js';
 
-/** Result JSON text limit; the frozen inbox snapshot that embeds it is capped at 512 KiB (E2.1). */
-export const MAX_RESULT_BYTES = 256 * 1024;
+/**
+ * Result JSON text limit, the wire contract's (the SDK Worker checks each result against it); the
+ * frozen inbox snapshot that embeds it is capped at 512 KiB (E2.1).
+ */
+export const MAX_RESULT_BYTES = workers.MAX_RESULT_BYTES;
 
 export interface TaskError {
   readonly code: string;

@@ -1,7 +1,7 @@
 /**
  * The SDK Worker against a real server: handlers per queue, retryable and non-retryable
- * failures, cancellation seen through heartbeats, and graceful shutdown that finishes in-flight
- * work.
+ * failures, results the server would refuse, cancellation seen through heartbeats, and graceful
+ * shutdown that finishes in-flight work.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -196,6 +196,72 @@ forEachDialect((dialect) => {
       await stopped;
       assert.equal(worker.inFlightCount, 0);
       assert.equal(await statusOf(task.id), 'SUCCEEDED');
+    });
+
+    test('a result the server would refuse fails its own task; the other completions of its batch succeed', async () => {
+      // Found by review: one result that could not be sent (not JSON, too large) made the whole
+      // completeMany fail, and every completion of the batch was dropped to onError.
+      await t.admin.createQueue({ name: 'q-results', application: 'app' });
+      const nested = (levels: number): unknown => (levels <= 1 ? [] : [nested(levels - 1)]);
+      const results: Record<string, () => unknown> = {
+        ok: () => ({ ok: true }),
+        date: () => new Date(0),
+        deep61: () => nested(61), // the deepest a completeMany item's result may be
+        deep62: () => nested(62),
+        exact: () => 'x'.repeat(256 * 1024 - 2), // 256 KiB of JSON with its quotes
+        over: () => 'x'.repeat(256 * 1024 - 1),
+      };
+      const ids = new Map<string, string>();
+      for (const input of [...Object.keys(results), 'bad-code']) {
+        ids.set(input, (await client.submitTask('q-results', { input })).task.id);
+      }
+      const errors: unknown[] = [];
+      const worker = startWorker({
+        client,
+        concurrency: 8,
+        waitMs: 1_000,
+        handlers: {
+          'q-results': (input) => {
+            if (input === 'bad-code') {
+              throw new NonRetryableError('no such account', { code: 'No Such Account!' });
+            }
+            return Promise.resolve(results[String(input)]?.());
+          },
+        },
+        onError: (e) => errors.push(e),
+      });
+      const settled = ['SUCCEEDED', 'FAILED'];
+      try {
+        for (const id of ids.values()) {
+          await waitFor(async () => (settled.includes(await statusOf(id)) ? true : undefined));
+        }
+      } finally {
+        await worker.stop();
+      }
+      const taskOf = async (input: string) => (await client.getTask(ids.get(input) ?? '')).task;
+      for (const input of ['ok', 'deep61', 'exact']) {
+        assert.equal((await taskOf(input)).status, 'SUCCEEDED', input);
+      }
+      assert.deepEqual((await taskOf('deep61')).result, nested(61));
+      const failures = {
+        date: 'result_not_json',
+        deep62: 'result_not_json',
+        over: 'result_too_large',
+      };
+      for (const [input, code] of Object.entries(failures)) {
+        const task = await taskOf(input);
+        assert.equal(task.status, 'FAILED', input);
+        assert.equal(task.error?.code, code, input);
+        assert.equal(task.attempts, 1, `${input} is not retried`);
+      }
+      const badCode = await taskOf('bad-code');
+      assert.equal(badCode.status, 'FAILED');
+      assert.equal(badCode.error?.code, 'non_retryable');
+      assert.match(
+        badCode.error?.message ?? '',
+        /^\[invalid code No Such Account!\] no such account/,
+      );
+      assert.deepEqual(errors, []);
     });
 
     /** A client whose fetch counts calls by kind and can lose answers (applied, then thrown). */
