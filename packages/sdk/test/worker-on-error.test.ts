@@ -25,14 +25,18 @@ afterEach(() => {
   console.error = originalConsoleError;
 });
 
-test('a claim loop whose onError throws keeps claiming, and stop() resolves', async () => {
-  const failing = () => Promise.reject(new TypeError('fetch failed: connect ECONNREFUSED'));
-  const client = new WeaveClient({
+/** A client whose every call fails on the network, as when no server answers. */
+function unreachableClient(message: string): WeaveClient {
+  return new WeaveClient({
     url: 'http://weave.test',
     namespace: 'ns',
     apiKey: 'k',
-    fetch: failing,
+    fetch: () => Promise.reject(new TypeError(message)),
   });
+}
+
+test('a claim loop whose onError throws keeps claiming, and stop() resolves', async () => {
+  const client = unreachableClient('fetch failed: connect ECONNREFUSED');
   let calls = 0;
   const worker = new Worker({
     client,
@@ -54,13 +58,7 @@ test('a claim loop whose onError throws keeps claiming, and stop() resolves', as
 });
 
 test('an onError that rejects (an async callback) does not become an unhandled rejection', async () => {
-  const failing = () => Promise.reject(new TypeError('fetch failed'));
-  const client = new WeaveClient({
-    url: 'http://weave.test',
-    namespace: 'ns',
-    apiKey: 'k',
-    fetch: failing,
-  });
+  const client = unreachableClient('fetch failed');
   let calls = 0;
   const worker = new Worker({
     client,

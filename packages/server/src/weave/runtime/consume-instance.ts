@@ -27,7 +27,12 @@ import {
 } from '../model/rows.js';
 import { toSnapshot, toStepWrites } from '../model/snapshot-rows.js';
 import { activateWork } from './activate-work.js';
-import { cancelRounds, executeLeafCancels, planLeafCancels } from './cancel-leaves.js';
+import {
+  cancelOpenTasks,
+  cancelRounds,
+  executeLeafCancels,
+  planLeafCancels,
+} from './cancel-leaves.js';
 import type { LeafCancels } from './cancel-leaves.js';
 import { ackRows, finishInstance } from './finish-round.js';
 import type { HistoryEntry } from './history.js';
@@ -225,6 +230,7 @@ export async function consumeInstance(
   ];
   if (terminal) {
     await persistRound(tx, { ref, writes: [], settlements, failed: [] });
+    await cancelOpenTasks(tx, namespaceId, settlements.cancelTasks);
     await ackRows(tx, namespaceId, settlements);
     await finishInstance(tx, instance, {
       revision,
@@ -421,11 +427,11 @@ async function planAndPersist(tx: Tx, round: Round): Promise<Consumed> {
   await persistRound(tx, {
     ref,
     writes: toStepWrites(round.steps, after),
-    // The POLL deadlines' query tasks are cancelled with the leaves', all in ascending id.
-    settlements: { ...settled, cancelTasks: [] },
+    settlements: settled,
     failed: decisions.flatMap((d) => (d.kind === 'FAIL' ? [d] : [])),
     closeWaitsOf: settledPolls,
   });
+  // The POLL deadlines' query tasks are cancelled with the leaves', all in ascending id.
   await executeLeafCancels(tx, ns, {
     ...cancels,
     tasks: [...settled.cancelTasks, ...cancels.tasks],

@@ -8,7 +8,7 @@ import type { FailDecision } from '@weave/engine';
 import { updateRow } from '../../store/update-row.js';
 import type { Tx } from '../../store/with-tx.js';
 import type { StepWrite } from '../model/snapshot-rows.js';
-import { cancelOpenTasks, cancelRounds, closeWaitsOf } from './cancel-leaves.js';
+import { cancelRounds, closeWaitsOf } from './cancel-leaves.js';
 import type { Settlements } from './settle-results.js';
 
 const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED']);
@@ -79,7 +79,8 @@ export async function persistRound(
   // A POLL settled by its query (or its deadline) still has its deadline or final-signal wait.
   await closeWaitsOf(tx, ns, round.closeWaitsOf ?? [], 'CANCELLED');
   await cancelRounds(tx, ns, round.settlements.cancelledRounds);
-  await cancelOpenTasks(tx, ns, round.settlements.cancelTasks);
+  // `settlements.cancelTasks` are the caller's to cancel, with any others of its round, in one
+  // ascending pass (cancel-leaves.ts `cancelOpenTasks`).
 }
 
 async function persistRounds(
